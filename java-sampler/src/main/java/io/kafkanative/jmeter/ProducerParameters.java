@@ -1,0 +1,126 @@
+package io.kafkanative.jmeter;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+import org.apache.jmeter.config.Arguments;
+import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
+import org.apache.jmeter.threads.AbstractThreadGroup;
+import org.apache.jmeter.threads.JMeterContext;
+
+/**
+ * The producer sampler's parameters: the table the JMeter GUI shows, and its translation into the engine's
+ * configuration.
+ *
+ * <p>Java only passes the parameters on; the engine validates them and explains mistakes. The one exception is
+ * {@code value}, which is read again for every sample (it usually holds a variable such as {@code ${payload}}).
+ */
+final class ProducerParameters {
+
+    record Parameter(String name, String defaultValue) {
+    }
+
+    static final String VALUE = "value";
+    static final String VALUE_MODE = "value.mode";
+    /** The value mode in which each sample sends the {@code value} parameter (instead of a generated payload). */
+    static final String VALUE_MODE_JMETER = "jmeter";
+    static final String TIMEOUT_MS = "timeout.ms";
+    static final String THREAD_NUMBER = "thread.number";
+    static final String THREAD_COUNT = "thread.count";
+    static final long DEFAULT_TIMEOUT_MS = 3000;
+
+    /** The parameters and their defaults, in the order the GUI lists them. A blank default means "engine decides". */
+    static final List<Parameter> DEFAULTS = List.of(
+            new Parameter("bootstrap.servers", "${__P(kafka.bootstrap,127.0.0.1:9092)}"),
+            new Parameter("topic", "${__P(kafka.topic,jmeter-kafka-native)}"),
+            new Parameter("policy", "capacity"),              // capacity | reliability
+            new Parameter("acks", ""),                        // blank: from policy
+            new Parameter("retries", ""),
+            new Parameter("enable.idempotence", ""),
+            new Parameter("linger.ms", "0"),
+            new Parameter("batch.size", ""),
+            new Parameter("compression.type", "none"),
+            new Parameter("producer.scope", "thread"),        // thread | test
+            new Parameter(TIMEOUT_MS, String.valueOf(DEFAULT_TIMEOUT_MS)),
+            new Parameter("messages.per.sample", "1"),
+            new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter
+            new Parameter("record.size", "1024"),
+            new Parameter("value.template", ""),
+            new Parameter("payload.file", ""),
+            new Parameter(VALUE, ""),                         // value.mode=jmeter: e.g. ${payload} from a CSV Data Set
+            new Parameter("key.mode", "none"),                // none | sequence | random | fixed | template
+            new Parameter("key", ""),
+            new Parameter("headers", ""),                     // k=v;k2=v2
+            new Parameter("partition", ""),
+            new Parameter("extra.properties", ""));           // k=v separated by ';' or newlines
+
+    private ProducerParameters() {
+    }
+
+    static Arguments defaultArguments() {
+        Arguments arguments = new Arguments();
+        for (Parameter parameter : DEFAULTS) {
+            arguments.addArgument(parameter.name(), parameter.defaultValue());
+        }
+        return arguments;
+    }
+
+    /**
+     * The engine's configuration: [name0, value0, name1, value1, ...] of every non-blank parameter, trimmed.
+     * Parameters the user added in the GUI are included, so that the engine can reject a misspelt name, and so are
+     * engine settings missing from the default table (preflight, topic.create, topic.partitions, ...).
+     */
+    static String[] engineConfig(JavaSamplerContext context) {
+        List<String> config = new ArrayList<>();
+        for (Iterator<String> names = context.getParameterNamesIterator(); names.hasNext(); ) {
+            String name = names.next();
+            String value = context.getParameter(name);
+            if (isEngineParameter(name) && value != null && !value.isBlank()) {
+                config.add(name.trim());
+                config.add(value.trim());
+            }
+        }
+        addThreadInfo(config, context);
+        return config.toArray(new String[0]);
+    }
+
+    /**
+     * Tells the engine which JMeter thread opens the producer ({thread} in templates, 1-based like
+     * ${__threadNum}) and how many threads the thread group has (its pre-flight check compares that with the
+     * topic's partitions). Nothing to tell outside a running test.
+     */
+    private static void addThreadInfo(List<String> config, JavaSamplerContext context) {
+        JMeterContext jmeter = context.getJMeterContext();
+        AbstractThreadGroup group = jmeter.getThreadGroup();
+        if (group == null) {
+            return;
+        }
+        if (!context.containsParameter(THREAD_NUMBER)) {
+            config.add(THREAD_NUMBER);
+            config.add(String.valueOf(jmeter.getThreadNum() + 1));
+        }
+        if (!context.containsParameter(THREAD_COUNT)) {
+            config.add(THREAD_COUNT);
+            config.add(String.valueOf(group.getNumThreads()));
+        }
+    }
+
+    /** JMeter adds its own parameters (the element's name as TestElement.name); {@code value} is sent per sample. */
+    private static boolean isEngineParameter(String name) {
+        return !name.isBlank() && !name.startsWith("TestElement.") && !name.equals(VALUE);
+    }
+
+    static boolean valueFromJMeter(JavaSamplerContext context) {
+        return VALUE_MODE_JMETER.equals(context.getParameter(VALUE_MODE, "").trim());
+    }
+
+    /** The sampler's send timeout; the engine reports a malformed one, here it only bounds the wait at close. */
+    static long timeoutMs(JavaSamplerContext context) {
+        try {
+            return Long.parseLong(context.getParameter(TIMEOUT_MS, "").trim());
+        } catch (NumberFormatException e) {
+            return DEFAULT_TIMEOUT_MS;
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! Sampler parameters → validated engine settings.
+//!
+//! The JMeter side hands over every non-blank parameter as `(key, value)` pairs. This module
+//! - separates the sampler's own keys (topic, payload, timeout, ...) from producer properties,
+//! - applies the policy preset (see [`crate::policy`]) and lets explicit properties override it,
+//! - translates the Java client's property names that users paste from their Java producers,
+//! - validates every producer property against librdkafka itself, so an unknown or invalid key is
+//!   refused before anything is sent, with the closest valid name suggested,
+//! - never echoes a secret (passwords, JAAS config) in any message.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::error::EngineError;
+use crate::librdkafka_conf;
+use crate::payload::{KeySpec, ValueSpec};
+use crate::policy::{self, Policy};
+
+/// Sampler keys that are not producer properties.
+pub const SAMPLER_KEYS: &[&str] = &[
+    "topic",
+    "policy",
+    "producer.scope",
+    "timeout.ms",
+    "messages.per.sample",
+    "value.mode",
+    "record.size",
+    "value.template",
+    "payload.file",
+    "key.mode",
+    "key",
+    "headers",
+    "partition",
+    "extra.properties",
+    "thread.number",
+    "preflight",
+    "thread.count",
+    "topic.create",
+    "topic.partitions",
+    "topic.replication",
+];
+
+/// Java client names accepted and translated (see [`translate_java_name`]).
+const JAVA_ONLY_KEYS: &[&str] = &[
+    "max.request.size",
+    "buffer.memory",
+    "partitioner.class",
+    "max.block.ms",
+    "key.serializer",
+    "value.serializer",
+    "sasl.jaas.config",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+    "ssl.truststore.type",
+];
+
+/// What the pre-flight check does when the topic has fewer partitions than producing threads.
+/// A missing topic or an unreachable broker always stops the test, unless the check is off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preflight {
+    Fail,
+    Warn,
+    Off,
+}
+
+/// Whether one producer serves a JMeter thread or all threads of the test with the same configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Thread,
+    Test,
+}
+
+/// Everything the engine needs to send, checked once before the first message.
+#[derive(Debug, Clone)]
+pub struct ProducerSettings {
+    pub topic: String,
+    /// How long a sample waits for its acknowledgements (the sampler's `timeout.ms`).
+    pub timeout: Duration,
+    /// How long a send may wait for room in a full local queue (Java's `max.block.ms`), at most `timeout`.
+    pub max_block: Duration,
+    pub messages_per_sample: u32,
+    pub scope: Scope,
+    pub value: ValueSpec,
+    pub key: KeySpec,
+    pub headers: Vec<(String, String)>,
+    pub partition: Option<i32>,
+    pub thread_number: u32,
+    pub policy: Policy,
+    /// What to check before load (broker answers, topic exists, enough partitions for the threads).
+    pub preflight: Preflight,
+    /// Number of JMeter threads of the thread group, compared with the topic's partitions.
+    pub thread_count: u32,
+    /// `topic.create=true`: (partitions, replication factor) to create the topic with; -1 = broker default.
+    pub topic_create: Option<(i32, i32)>,
+    /// librdkafka properties, translated and validated.
+    pub client: BTreeMap<String, String>,
+    /// Things the user should know but that do not stop the test (dropped serializers, ...).
+    pub warnings: Vec<String>,
+}
+
+impl ProducerSettings {
+    /// Identity of a producer shared by all threads with `producer.scope=test`: the client properties.
+    pub fn sharing_key(&self) -> String {
+        self.client
+            .iter()
+            .map(|(k, v)| format!("{k}={v}\n"))
+            .collect()
+    }
+}
+
+/// True for properties whose value must never appear in a message or a log.
+pub fn is_secret(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.contains("password")
+        || key.contains("secret")
+        || key.contains("jaas")
+        || key.ends_with("key.pem")
+}
+
+/// Shows a value in a message, or `***` when the key is secret.
+pub fn shown(key: &str, value: &str) -> String {
+    if is_secret(key) {
+        "***".to_string()
+    } else {
+        format!("'{value}'")
+    }
+}
+
+/// Parses the sampler's parameters into settings, or says precisely what is wrong and how to fix it.
+pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError> {
+    let mut sampler: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut explicit: Vec<(String, String)> = Vec::new();
+    for (key, value) in pairs {
+        let (key, value) = (key.trim(), value.trim());
+        if value.is_empty() {
+            continue;
+        }
+        if SAMPLER_KEYS.contains(&key) {
+            sampler.insert(key, value);
+        } else {
+            explicit.push((key.to_string(), value.to_string()));
+        }
+    }
+    if let Some(extra) = sampler.get("extra.properties") {
+        explicit.extend(parse_property_list(extra, "extra.properties")?);
+    }
+
+    let topic = sampler
+        .get("topic")
+        .map(|t| t.to_string())
+        .ok_or_else(|| EngineError::config("topic: missing; set the topic to send to"))?;
+    let timeout_ms: u64 = number(&sampler, "timeout.ms", 3000, 1, 3_600_000)?;
+    let messages_per_sample: u32 = number(&sampler, "messages.per.sample", 1, 1, 1_000_000)?;
+    let policy = match sampler.get("policy") {
+        Some(p) => Policy::parse(p)?,
+        None => Policy::Capacity,
+    };
+    let scope = match sampler.get("producer.scope").copied() {
+        None | Some("thread") => Scope::Thread,
+        Some("test") => Scope::Test,
+        Some(other) => {
+            return Err(EngineError::config(format!(
+                "producer.scope: '{other}' is not valid; use thread (one producer per JMeter thread) or test (one shared producer)"
+            )))
+        }
+    };
+    let partition = match sampler.get("partition") {
+        Some(_) => Some(number(&sampler, "partition", 0, 0, i32::MAX as i64)? as i32),
+        None => None,
+    };
+    let headers = match sampler.get("headers") {
+        Some(h) => parse_property_list(h, "headers")?,
+        None => Vec::new(),
+    };
+
+    let mut warnings = Vec::new();
+    let mut max_block = Duration::from_millis(timeout_ms);
+    let mut client: BTreeMap<String, String> = BTreeMap::new();
+    let mut origin: BTreeMap<String, &'static str> = BTreeMap::new();
+    for (key, value) in policy::preset(policy) {
+        client.insert(key.to_string(), value.to_string());
+        origin.insert(key.to_string(), policy.origin());
+    }
+    for (key, value) in explicit {
+        match translate_java_name(&key, &value)? {
+            Translation::Properties(props) => {
+                for (k, v) in props {
+                    client.insert(k.clone(), v);
+                    origin.insert(k, "explicit");
+                }
+            }
+            Translation::MaxBlock(ms) => max_block = max_block.min(Duration::from_millis(ms)),
+            Translation::Dropped(why) => warnings.push(why),
+        }
+    }
+    engine_defaults(&mut client, timeout_ms)?;
+    policy::check_conflicts(&client, &origin)?;
+    librdkafka_conf::validate(&client, &suggestion_candidates())?;
+
+    let preflight = match sampler.get("preflight").copied() {
+        None | Some("warn") => Preflight::Warn,
+        Some("fail") => Preflight::Fail,
+        Some("off") => Preflight::Off,
+        Some(other) => {
+            return Err(EngineError::config(format!(
+                "preflight: '{other}' is not valid; use fail, warn or off"
+            )))
+        }
+    };
+    let thread_count = number(&sampler, "thread.count", 0, 0, u32::MAX as i64)? as u32;
+    let topic_create = match sampler.get("topic.create").copied() {
+        None | Some("false") => None,
+        Some("true") => Some((
+            number(&sampler, "topic.partitions", -1, -1, 1_000_000)? as i32,
+            number(&sampler, "topic.replication", -1, -1, 1000)? as i32,
+        )),
+        Some(other) => {
+            return Err(EngineError::config(format!(
+                "topic.create: '{other}' is not valid; use true or false"
+            )))
+        }
+    };
+    let thread_number = number(&sampler, "thread.number", 0, 0, u32::MAX as i64)? as u32;
+    let value = ValueSpec::parse(&sampler)?;
+    let key = KeySpec::parse(&sampler)?;
+    Ok(ProducerSettings {
+        topic,
+        timeout: Duration::from_millis(timeout_ms),
+        max_block,
+        messages_per_sample,
+        scope,
+        value,
+        key,
+        headers,
+        partition,
+        thread_number,
+        policy,
+        preflight,
+        thread_count,
+        topic_create,
+        client,
+        warnings,
+    })
+}
+
+/// Defaults chosen so that every message gets a definite outcome within the sample's wait.
+fn engine_defaults(
+    client: &mut BTreeMap<String, String>,
+    timeout_ms: u64,
+) -> Result<(), EngineError> {
+    // librdkafka accepts both names for the same setting; keep one.
+    if let Some(v) = client.remove("delivery.timeout.ms") {
+        client.insert("message.timeout.ms".into(), v);
+    }
+    match client.get("message.timeout.ms") {
+        None => {
+            client.insert("message.timeout.ms".into(), timeout_ms.to_string());
+        }
+        Some(v) => {
+            let delivery: u64 = v.parse().map_err(|_| {
+                EngineError::config(format!(
+                    "delivery.timeout.ms: '{v}' is not a number of milliseconds"
+                ))
+            })?;
+            if delivery > timeout_ms {
+                return Err(EngineError::config(format!(
+                    "delivery.timeout.ms: {delivery} is longer than timeout.ms ({timeout_ms}); a sample would give up on a message \
+                     that may still be delivered later, and the JTL would not match the topic. Raise timeout.ms to at least \
+                     {delivery} or lower delivery.timeout.ms"
+                )));
+            }
+        }
+    }
+    // Java's default partitioner hashes keys with murmur2; librdkafka's default does not. Match Java so that
+    // keyed messages land on the same partitions as with the Java client.
+    client
+        .entry("partitioner".into())
+        .or_insert_with(|| "murmur2_random".into());
+    client
+        .entry("client.id".into())
+        .or_insert_with(|| "jmeter-kafka-native".into());
+    Ok(())
+}
+
+enum Translation {
+    Properties(Vec<(String, String)>),
+    MaxBlock(u64),
+    Dropped(String),
+}
+
+/// Accepts the Java producer's property names and maps them onto librdkafka's.
+fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineError> {
+    let prop = |k: &str, v: &str| {
+        Ok(Translation::Properties(vec![(
+            k.to_string(),
+            v.to_string(),
+        )]))
+    };
+    match key {
+        "max.request.size" => prop("message.max.bytes", value),
+        "buffer.memory" => {
+            let bytes: u64 = value.parse().map_err(|_| {
+                EngineError::config(format!("buffer.memory: '{value}' is not a number of bytes"))
+            })?;
+            prop("queue.buffering.max.kbytes", &bytes.div_ceil(1024).max(1).to_string())
+        }
+        "max.block.ms" => value
+            .parse()
+            .map(Translation::MaxBlock)
+            .map_err(|_| EngineError::config(format!("max.block.ms: '{value}' is not a number of milliseconds"))),
+        "key.serializer" | "value.serializer" => Ok(Translation::Dropped(format!(
+            "{key} ignored: the engine sends bytes (payloads are generated natively or taken as UTF-8 text)"
+        ))),
+        "partitioner.class" => {
+            let simple = value.rsplit('.').next().unwrap_or(value);
+            match simple {
+                "DefaultPartitioner" | "BuiltInPartitioner" => prop("partitioner", "murmur2_random"),
+                "UniformStickyPartitioner" | "RoundRobinPartitioner" => prop("partitioner", "random"),
+                _ => Err(EngineError::config(format!(
+                    "partitioner.class: '{value}' is a Java class and cannot run in the native engine; use the property \
+                     partitioner with one of murmur2_random (Java's default), murmur2, consistent_random, consistent, random, fnv1a_random"
+                ))),
+            }
+        }
+        "sasl.jaas.config" => jaas_to_properties(value),
+        "ssl.truststore.location" | "ssl.truststore.type" | "ssl.truststore.password" => {
+            Err(EngineError::config(format!(
+                "{key}: Java trust stores are not read by librdkafka; export the CA certificate as PEM and set ssl.ca.location to its path"
+            )))
+        }
+        _ => prop(key, value),
+    }
+}
+
+/// `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";`
+/// becomes `sasl.username` and `sasl.password`. Only the username ever appears in an error.
+fn jaas_to_properties(jaas: &str) -> Result<Translation, EngineError> {
+    let field = |name: &str| -> Option<String> {
+        let start = jaas.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = jaas[start..].find('"')? + start;
+        Some(jaas[start..end].to_string())
+    };
+    match (field("username"), field("password")) {
+        (Some(user), Some(password)) => Ok(Translation::Properties(vec![
+            ("sasl.username".to_string(), user),
+            ("sasl.password".to_string(), password),
+        ])),
+        _ => Err(EngineError::config(
+            "sasl.jaas.config: no username=\"...\" password=\"...\" found; librdkafka has no JAAS, so set sasl.username and sasl.password instead",
+        )),
+    }
+}
+
+/// Parses `k=v` items separated by `;` or newlines.
+pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String)>, EngineError> {
+    text.split([';', '\n'])
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| match item.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            _ => Err(EngineError::config(format!(
+                "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
+                if is_secret(item) { "***" } else { item }
+            ))),
+        })
+        .collect()
+}
+
+fn number<T>(
+    map: &BTreeMap<&str, &str>,
+    key: &str,
+    default: T,
+    min: i64,
+    max: i64,
+) -> Result<T, EngineError>
+where
+    T: TryFrom<i64> + Copy,
+{
+    let Some(raw) = map.get(key) else {
+        return Ok(default);
+    };
+    let parsed: Option<i64> = raw.parse().ok().filter(|n| (min..=max).contains(n));
+    parsed.and_then(|n| T::try_from(n).ok()).ok_or_else(|| {
+        EngineError::config(format!(
+            "{key}: '{raw}' is not valid; use a whole number from {min} to {max}"
+        ))
+    })
+}
+
+/// Every name a user could have meant: librdkafka's properties, the Java names we translate, our own keys.
+fn suggestion_candidates() -> Vec<String> {
+    let mut names = librdkafka_conf::property_names();
+    names.extend(SAMPLER_KEYS.iter().map(|s| s.to_string()));
+    names.extend(JAVA_ONLY_KEYS.iter().map(|s| s.to_string()));
+    names.extend(["delivery.timeout.ms".to_string()]);
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut v = vec![("topic".to_string(), "t".to_string())];
+        v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        v
+    }
+
+    fn err(items: &[(&str, &str)]) -> String {
+        parse(&pairs(items)).unwrap_err().message
+    }
+
+    #[test]
+    fn capacity_is_the_default_policy() {
+        let s = parse(&pairs(&[])).unwrap();
+        assert_eq!(s.client["acks"], "1");
+        assert_eq!(s.client["retries"], "0");
+        assert_eq!(s.client["message.timeout.ms"], "3000");
+        assert_eq!(s.client["partitioner"], "murmur2_random");
+        assert_eq!(s.messages_per_sample, 1);
+    }
+
+    #[test]
+    fn reliability_preset_and_explicit_override() {
+        let s = parse(&pairs(&[("policy", "reliability"), ("linger.ms", "7")])).unwrap();
+        assert_eq!(s.client["acks"], "all");
+        assert_eq!(s.client["enable.idempotence"], "true");
+        assert_eq!(s.client["linger.ms"], "7");
+        let s = parse(&pairs(&[("policy", "capacity"), ("retries", "3")])).unwrap();
+        assert_eq!(s.client["retries"], "3");
+    }
+
+    #[test]
+    fn java_names_are_translated() {
+        let s = parse(&pairs(&[
+            ("max.request.size", "2000000"),
+            ("buffer.memory", "33554432"),
+            (
+                "partitioner.class",
+                "org.apache.kafka.clients.producer.internals.DefaultPartitioner",
+            ),
+            ("max.block.ms", "500"),
+            ("delivery.timeout.ms", "2000"),
+            (
+                "extra.properties",
+                "key.serializer=org.apache.kafka.common.serialization.StringSerializer",
+            ),
+        ]))
+        .unwrap();
+        assert_eq!(s.client["message.max.bytes"], "2000000");
+        assert_eq!(s.client["queue.buffering.max.kbytes"], "32768");
+        assert_eq!(s.client["partitioner"], "murmur2_random");
+        assert_eq!(s.client["message.timeout.ms"], "2000");
+        assert_eq!(s.max_block, Duration::from_millis(500));
+        assert!(
+            s.warnings[0].contains("key.serializer ignored"),
+            "{:?}",
+            s.warnings
+        );
+    }
+
+    #[test]
+    fn unknown_key_names_it_and_suggests_the_closest() {
+        let m = err(&[("extra.properties", "linger.mss=5")]);
+        assert!(m.starts_with("linger.mss: unknown property"), "{m}");
+        assert!(m.contains("did you mean linger.ms?"), "{m}");
+    }
+
+    #[test]
+    fn invalid_value_names_the_key_and_the_value() {
+        let m = err(&[("acks", "banana")]);
+        assert!(m.starts_with("acks: 'banana' is not valid"), "{m}");
+        let m = err(&[("timeout.ms", "soon")]);
+        assert!(m.starts_with("timeout.ms: 'soon' is not valid"), "{m}");
+        let m = err(&[("compression.type", "rar")]);
+        assert!(m.starts_with("compression.type: 'rar' is not valid"), "{m}");
+    }
+
+    #[test]
+    fn contradictions_are_explained() {
+        let m = err(&[("enable.idempotence", "true"), ("acks", "1")]);
+        assert!(m.contains("idempotence") && m.contains("acks=all"), "{m}");
+        let m = err(&[("policy", "reliability"), ("acks", "1")]);
+        assert!(m.contains("policy=reliability"), "{m}");
+        let m = err(&[("delivery.timeout.ms", "120000")]);
+        assert!(m.contains("longer than timeout.ms"), "{m}");
+    }
+
+    #[test]
+    fn secrets_never_appear_in_errors() {
+        assert_eq!(shown("sasl.password", "hunter2"), "***");
+        assert_eq!(shown("ssl.key.password", "hunter2"), "***");
+        assert_eq!(shown("acks", "1"), "'1'");
+        let m = err(&[("extra.properties", "sasl.password hunter2")]);
+        assert!(!m.contains("hunter2"), "{m}");
+        let m = err(&[(
+            "sasl.jaas.config",
+            "ScramLoginModule required user=\"u\" pass=\"hunter2\";",
+        )]);
+        assert!(!m.contains("hunter2") && m.contains("sasl.username"), "{m}");
+    }
+
+    #[test]
+    fn jaas_lines_become_username_and_password() {
+        let s = parse(&pairs(&[(
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"p\";",
+        )]))
+        .unwrap();
+        assert_eq!(s.client["sasl.username"], "u");
+        assert_eq!(s.client["sasl.password"], "p");
+    }
+
+    #[test]
+    fn missing_topic_is_reported() {
+        let m = parse(&[]).unwrap_err().message;
+        assert!(m.starts_with("topic: missing"), "{m}");
+    }
+}

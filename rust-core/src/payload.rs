@@ -1,0 +1,354 @@
+//! Keys and values generated in native memory, so large or numerous messages never touch the JVM heap.
+//!
+//! Value modes: `fixed` (`record.size` random letters, made once and reused like kafka-producer-perf-test's
+//! `--record-size`), `template` (text with placeholders), `file` (lines of `payload.file`, like
+//! `--payload-file`, taken in turn), `jmeter` (the value JMeter evaluated for this sample: functions and
+//! CSV Data Set keep working). Key modes: `none`, `sequence`, `random`, `fixed`, `template`.
+//! Placeholders: `{seq}` (message number within the thread), `{thread}` (JMeter thread number),
+//! `{uuid}`, `{timestamp}` (epoch milliseconds).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::error::EngineError;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueSpec {
+    Fixed { size: usize },
+    Template(Template),
+    File { path: String },
+    Jmeter,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeySpec {
+    None,
+    Sequence,
+    Random,
+    Fixed(String),
+    Template(Template),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Text(String),
+    Seq,
+    Thread,
+    Uuid,
+    Timestamp,
+}
+
+/// A text with placeholders, parsed once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template(Vec<Part>);
+
+impl Template {
+    pub fn parse(text: &str, what: &str) -> Result<Template, EngineError> {
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|c| c + open) else {
+                break;
+            };
+            let part = match &rest[open + 1..close] {
+                "seq" => Part::Seq,
+                "thread" => Part::Thread,
+                "uuid" => Part::Uuid,
+                "timestamp" => Part::Timestamp,
+                other => {
+                    return Err(EngineError::config(format!(
+                        "{what}: unknown placeholder {{{other}}}; use {{seq}}, {{thread}}, {{uuid}} or {{timestamp}}"
+                    )))
+                }
+            };
+            if open > 0 {
+                parts.push(Part::Text(rest[..open].to_string()));
+            }
+            parts.push(part);
+            rest = &rest[close + 1..];
+        }
+        if !rest.is_empty() {
+            parts.push(Part::Text(rest.to_string()));
+        }
+        Ok(Template(parts))
+    }
+
+    /// Writes the expanded template into `out`, reusing its allocation.
+    fn render(&self, out: &mut Vec<u8>, seq: u64, thread: u32, rng: &mut fastrand::Rng) {
+        out.clear();
+        for part in &self.0 {
+            // Writing into a Vec cannot fail.
+            let _ = match part {
+                Part::Text(t) => out.write_all(t.as_bytes()),
+                Part::Seq => write!(out, "{seq}"),
+                Part::Thread => write!(out, "{thread}"),
+                Part::Uuid => write!(
+                    out,
+                    "{}",
+                    uuid::Builder::from_random_bytes(rng.u128(..).to_le_bytes()).into_uuid()
+                ),
+                Part::Timestamp => write!(out, "{}", epoch_millis()),
+            };
+        }
+    }
+}
+
+fn epoch_millis() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+}
+
+impl ValueSpec {
+    pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<ValueSpec, EngineError> {
+        match sampler.get("value.mode").copied().unwrap_or("fixed") {
+            "fixed" => {
+                let raw = sampler.get("record.size").copied().unwrap_or("1024");
+                let size = raw.parse::<usize>().ok().filter(|n| *n <= 100 * 1024 * 1024).ok_or_else(|| {
+                    EngineError::config(format!("record.size: '{raw}' is not valid; use a number of bytes from 0 to 104857600"))
+                })?;
+                Ok(ValueSpec::Fixed { size })
+            }
+            "template" => match sampler.get("value.template") {
+                Some(t) => Ok(ValueSpec::Template(Template::parse(t, "value.template")?)),
+                None => Err(EngineError::config("value.template: missing; value.mode=template needs a template, e.g. order-{seq}")),
+            },
+            "file" => match sampler.get("payload.file") {
+                Some(p) => Ok(ValueSpec::File { path: p.to_string() }),
+                None => Err(EngineError::config("payload.file: missing; value.mode=file needs the path of a file with one payload per line")),
+            },
+            "jmeter" => Ok(ValueSpec::Jmeter),
+            other => Err(EngineError::config(format!(
+                "value.mode: '{other}' is not valid; use fixed, template, file or jmeter"
+            ))),
+        }
+    }
+}
+
+impl KeySpec {
+    pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<KeySpec, EngineError> {
+        let key = sampler.get("key").copied();
+        match sampler.get("key.mode").copied().unwrap_or("none") {
+            "none" => Ok(KeySpec::None),
+            "sequence" => Ok(KeySpec::Sequence),
+            "random" => Ok(KeySpec::Random),
+            "fixed" => key.map(|k| KeySpec::Fixed(k.to_string())).ok_or_else(|| {
+                EngineError::config("key: missing; key.mode=fixed needs the key text")
+            }),
+            "template" => match key {
+                Some(k) => Ok(KeySpec::Template(Template::parse(k, "key")?)),
+                None => Err(EngineError::config(
+                    "key: missing; key.mode=template needs a template, e.g. user-{thread}",
+                )),
+            },
+            other => Err(EngineError::config(format!(
+                "key.mode: '{other}' is not valid; use none, sequence, random, fixed or template"
+            ))),
+        }
+    }
+}
+
+enum ValueSource {
+    Fixed(Arc<[u8]>),
+    Template(Template),
+    Lines(Arc<Vec<Vec<u8>>>),
+    Jmeter,
+}
+
+/// One message's key and value, borrowed from the generator's buffers until the next message.
+pub struct Record<'a> {
+    pub key: Option<&'a [u8]>,
+    pub value: &'a [u8],
+}
+
+/// Per-thread generator: buffers are reused, so steady-state generation allocates nothing.
+pub struct PayloadGen {
+    value: ValueSource,
+    key: KeySpec,
+    thread: u32,
+    seq: u64,
+    rng: fastrand::Rng,
+    value_buf: Vec<u8>,
+    key_buf: Vec<u8>,
+}
+
+impl PayloadGen {
+    pub fn new(value: &ValueSpec, key: &KeySpec, thread: u32) -> Result<PayloadGen, EngineError> {
+        let mut rng = fastrand::Rng::new();
+        let value = match value {
+            ValueSpec::Fixed { size } => ValueSource::Fixed(
+                (0..*size)
+                    .map(|_| rng.u8(b'A'..=b'Z'))
+                    .collect::<Vec<u8>>()
+                    .into(),
+            ),
+            ValueSpec::Template(t) => ValueSource::Template(t.clone()),
+            ValueSpec::File { path } => ValueSource::Lines(Arc::new(read_lines(path)?)),
+            ValueSpec::Jmeter => ValueSource::Jmeter,
+        };
+        Ok(PayloadGen {
+            value,
+            key: key.clone(),
+            thread,
+            seq: 0,
+            rng,
+            value_buf: Vec::new(),
+            key_buf: Vec::new(),
+        })
+    }
+
+    /// The next message; `jmeter_value` is the sample's value when value.mode=jmeter.
+    pub fn next<'a>(
+        &'a mut self,
+        jmeter_value: Option<&'a [u8]>,
+    ) -> Result<Record<'a>, EngineError> {
+        let seq = self.seq;
+        self.seq += 1;
+        let value: &[u8] = match &self.value {
+            ValueSource::Fixed(bytes) => bytes,
+            ValueSource::Template(t) => {
+                t.render(&mut self.value_buf, seq, self.thread, &mut self.rng);
+                &self.value_buf
+            }
+            ValueSource::Lines(lines) => &lines[(seq % lines.len() as u64) as usize],
+            ValueSource::Jmeter => jmeter_value.ok_or_else(|| {
+                EngineError::config("value: value.mode=jmeter but the sample has no value; set the value parameter, e.g. ${payload}")
+            })?,
+        };
+        let key = match &self.key {
+            KeySpec::None => None,
+            KeySpec::Fixed(k) => Some(k.as_bytes()),
+            KeySpec::Sequence => {
+                self.key_buf.clear();
+                let _ = write!(self.key_buf, "{seq}");
+                Some(&self.key_buf[..])
+            }
+            KeySpec::Random => {
+                self.key_buf.clear();
+                let _ = write!(self.key_buf, "{:016x}", self.rng.u64(..));
+                Some(&self.key_buf[..])
+            }
+            KeySpec::Template(t) => {
+                t.render(&mut self.key_buf, seq, self.thread, &mut self.rng);
+                Some(&self.key_buf[..])
+            }
+        };
+        Ok(Record { key, value })
+    }
+}
+
+fn read_lines(path: &str) -> Result<Vec<Vec<u8>>, EngineError> {
+    let data = std::fs::read(path)
+        .map_err(|e| EngineError::config(format!("payload.file: cannot read '{path}': {e}")))?;
+    let lines: Vec<Vec<u8>> = data
+        .split(|b| *b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    if lines.is_empty() {
+        return Err(EngineError::config(format!(
+            "payload.file: '{path}' has no non-empty line"
+        )));
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(items: &[(&'static str, &'static str)]) -> BTreeMap<&'static str, &'static str> {
+        items.iter().copied().collect()
+    }
+
+    #[test]
+    fn fixed_values_have_the_record_size() {
+        let v = ValueSpec::parse(&spec(&[("record.size", "200")])).unwrap();
+        let mut g = PayloadGen::new(&v, &KeySpec::None, 0).unwrap();
+        let r = g.next(None).unwrap();
+        assert_eq!(r.value.len(), 200);
+        assert!(r.value.iter().all(u8::is_ascii_uppercase));
+        assert!(r.key.is_none());
+    }
+
+    #[test]
+    fn templates_expand_placeholders() {
+        let v = ValueSpec::parse(&spec(&[
+            ("value.mode", "template"),
+            ("value.template", "t{thread}-m{seq}-{uuid}"),
+        ]))
+        .unwrap();
+        let k = KeySpec::parse(&spec(&[("key.mode", "template"), ("key", "user-{seq}")])).unwrap();
+        let mut g = PayloadGen::new(&v, &k, 7).unwrap();
+        g.next(None).unwrap();
+        let r = g.next(None).unwrap();
+        let text = std::str::from_utf8(r.value).unwrap();
+        assert!(text.starts_with("t7-m1-"), "{text}");
+        assert_eq!(text.len(), "t7-m1-".len() + 36);
+        assert_eq!(r.key, Some(&b"user-1"[..]));
+    }
+
+    #[test]
+    fn unknown_placeholder_is_refused() {
+        let e = ValueSpec::parse(&spec(&[
+            ("value.mode", "template"),
+            ("value.template", "{sequence}"),
+        ]))
+        .unwrap_err();
+        assert!(
+            e.message.contains("unknown placeholder {sequence}"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn file_lines_are_taken_in_turn() {
+        let path = std::env::temp_dir().join(format!("kn-payload-{}.txt", std::process::id()));
+        std::fs::write(&path, "a\r\nbb\n\nccc\n").unwrap();
+        let v = ValueSpec::File {
+            path: path.to_string_lossy().into_owned(),
+        };
+        let mut g = PayloadGen::new(&v, &KeySpec::Sequence, 0).unwrap();
+        let got: Vec<Vec<u8>> = (0..4)
+            .map(|_| g.next(None).unwrap().value.to_vec())
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                b"a".to_vec(),
+                b"bb".to_vec(),
+                b"ccc".to_vec(),
+                b"a".to_vec()
+            ]
+        );
+        let e = PayloadGen::new(
+            &ValueSpec::File {
+                path: "/nonexistent/x".into(),
+            },
+            &KeySpec::None,
+            0,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.message
+                .starts_with("payload.file: cannot read '/nonexistent/x'"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn jmeter_values_and_keys() {
+        let k = KeySpec::parse(&spec(&[("key.mode", "sequence")])).unwrap();
+        let mut g = PayloadGen::new(&ValueSpec::Jmeter, &k, 0).unwrap();
+        let r = g.next(Some(b"hello")).unwrap();
+        assert_eq!((r.key, r.value), (Some(&b"0"[..]), &b"hello"[..]));
+        assert!(g.next(None).is_err());
+    }
+}

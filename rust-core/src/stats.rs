@@ -1,0 +1,248 @@
+//! Counts and send→ack latencies of a run, as kafka-producer-perf-test reports them, with better resolution.
+//!
+//! Each producer handle keeps its own [`Totals`] (no lock shared across JMeter threads on the hot path);
+//! handles merge into the run's totals when they close, and the last one out prints the report.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use once_cell::sync::Lazy;
+use serde_json::{json, Value};
+use std::sync::Mutex;
+
+/// Latencies are recorded in microseconds, from 1 µs to 1 hour, with 3 significant digits.
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("static histogram bounds are valid")
+}
+
+#[derive(Debug, Clone)]
+pub struct Totals {
+    pub latency_us: Histogram<u64>,
+    pub sent: u64,
+    pub acked: u64,
+    pub failed: u64,
+    pub bytes_acked: u64,
+    /// Acknowledged, but after their sample had already been reported as timed out.
+    pub acked_after_timeout: u64,
+    pub errors: BTreeMap<String, u64>,
+    pub per_partition: BTreeMap<i32, u64>,
+    pub first_send: Option<Instant>,
+    pub last_ack: Option<Instant>,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals {
+            latency_us: new_histogram(),
+            sent: 0,
+            acked: 0,
+            failed: 0,
+            bytes_acked: 0,
+            acked_after_timeout: 0,
+            errors: BTreeMap::new(),
+            per_partition: BTreeMap::new(),
+            first_send: None,
+            last_ack: None,
+        }
+    }
+}
+
+impl Totals {
+    pub fn record_ack(&mut self, latency: Duration, bytes: usize, partition: i32, at: Instant) {
+        // saturating_record clamps an out-of-range value instead of failing.
+        self.latency_us
+            .saturating_record(latency.as_micros().max(1) as u64);
+        self.acked += 1;
+        self.bytes_acked += bytes as u64;
+        *self.per_partition.entry(partition).or_default() += 1;
+        self.last_ack = Some(self.last_ack.map_or(at, |l| l.max(at)));
+    }
+
+    pub fn record_failure(&mut self, code: &str) {
+        self.failed += 1;
+        match self.errors.get_mut(code) {
+            Some(n) => *n += 1,
+            None => {
+                self.errors.insert(code.to_string(), 1);
+            }
+        }
+    }
+
+    pub fn record_send(&mut self, at: Instant) {
+        self.sent += 1;
+        self.first_send.get_or_insert(at);
+    }
+
+    pub fn merge(&mut self, other: &Totals) {
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.latency_us.add(&other.latency_us);
+        self.sent += other.sent;
+        self.acked += other.acked;
+        self.failed += other.failed;
+        self.bytes_acked += other.bytes_acked;
+        self.acked_after_timeout += other.acked_after_timeout;
+        for (k, v) in &other.errors {
+            *self.errors.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &other.per_partition {
+            *self.per_partition.entry(*k).or_default() += v;
+        }
+        self.first_send = min_opt(self.first_send, other.first_send);
+        self.last_ack = match (self.last_ack, other.last_ack) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
+    /// Seconds from the first send to the last acknowledgement.
+    fn duration_secs(&self) -> f64 {
+        match (self.first_send, self.last_ack) {
+            (Some(f), Some(l)) if l > f => (l - f).as_secs_f64(),
+            _ => 0.0,
+        }
+    }
+
+    fn rates(&self) -> (f64, f64) {
+        let secs = self.duration_secs();
+        if secs == 0.0 {
+            return (0.0, 0.0);
+        }
+        (
+            self.acked as f64 / secs,
+            self.bytes_acked as f64 / (1024.0 * 1024.0) / secs,
+        )
+    }
+
+    fn ms(&self, quantile: f64) -> u64 {
+        (self.latency_us.value_at_quantile(quantile) as f64 / 1000.0).round() as u64
+    }
+
+    /// kafka-producer-perf-test's final line, counting acknowledged records only.
+    pub fn perf_line(&self) -> String {
+        let (rps, mbps) = self.rates();
+        format!(
+            "{} records sent, {:.1} records/sec ({:.2} MB/sec), {:.2} ms avg latency, {:.2} ms max latency, {} ms 50th, {} ms 95th, {} ms 99th, {} ms 99.9th.",
+            self.acked,
+            rps,
+            mbps,
+            self.latency_us.mean() / 1000.0,
+            self.latency_us.max() as f64 / 1000.0,
+            self.ms(0.50),
+            self.ms(0.95),
+            self.ms(0.99),
+            self.ms(0.999),
+        )
+    }
+
+    pub fn to_json(&self) -> Value {
+        let (rps, mbps) = self.rates();
+        let h = &self.latency_us;
+        json!({
+            "sent": self.sent,
+            "acked": self.acked,
+            "failed": self.failed,
+            "acked_after_timeout": self.acked_after_timeout,
+            "records_per_sec": rps,
+            "mb_per_sec": mbps,
+            "duration_sec": self.duration_secs(),
+            "latency_us": {
+                "mean": h.mean(),
+                "p50": h.value_at_quantile(0.50),
+                "p95": h.value_at_quantile(0.95),
+                "p99": h.value_at_quantile(0.99),
+                "p999": h.value_at_quantile(0.999),
+                "p9999": h.value_at_quantile(0.9999),
+                "max": h.max(),
+            },
+            "errors": self.errors,
+            "per_partition": self.per_partition.iter().map(|(p, n)| (p.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+        })
+    }
+}
+
+fn min_opt(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The totals of the current test: handles merge here when they close.
+static RUN: Lazy<Mutex<Totals>> = Lazy::new(|| Mutex::new(Totals::default()));
+
+pub fn merge_into_run(totals: &Totals) {
+    RUN.lock().unwrap_or_else(|p| p.into_inner()).merge(totals);
+}
+
+/// Takes the run's totals, leaving empty ones for the next test.
+pub fn take_run() -> Totals {
+    std::mem::take(&mut *RUN.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perf_line_has_the_kafka_tool_form() {
+        let mut t = Totals::default();
+        let start = Instant::now();
+        t.record_send(start);
+        t.record_send(start);
+        t.record_ack(
+            Duration::from_micros(1500),
+            100,
+            0,
+            start + Duration::from_millis(500),
+        );
+        t.record_ack(
+            Duration::from_micros(2500),
+            100,
+            1,
+            start + Duration::from_secs(1),
+        );
+        let line = t.perf_line();
+        assert!(line.starts_with("2 records sent, 2.0 records/sec (0.00 MB/sec), 2.00 ms avg latency, 2.50 ms max latency, "), "{line}");
+        assert!(line.ends_with(" ms 99.9th."), "{line}");
+        let j = t.to_json();
+        assert_eq!(j["acked"], 2);
+        assert_eq!(j["per_partition"]["1"], 1);
+    }
+
+    #[test]
+    fn merge_adds_counts_and_latencies() {
+        let now = Instant::now();
+        let mut a = Totals::default();
+        a.record_ack(Duration::from_micros(100), 1, 0, now);
+        let mut b = Totals::default();
+        b.record_failure("MSG_TIMED_OUT");
+        b.record_ack(Duration::from_micros(900), 1, 0, now);
+        a.merge(&b);
+        assert_eq!((a.acked, a.failed), (2, 1));
+        assert_eq!(a.errors["MSG_TIMED_OUT"], 1);
+        assert_eq!(a.per_partition[&0], 2);
+        assert_eq!(a.latency_us.len(), 2);
+    }
+}
+
+/// Ends the run: returns the perf-test line (None if nothing was sent) and writes the JSON summary to `path`.
+pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::EngineError> {
+    let totals = take_run();
+    if totals.sent == 0 {
+        return Ok(None);
+    }
+    let line = totals.perf_line();
+    if let Some(path) = path {
+        let mut json = totals.to_json();
+        json["perf_line"] = Value::String(line.clone());
+        let text = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
+        std::fs::write(path, text).map_err(|e| {
+            crate::error::EngineError::new(
+                "SUMMARY_NOT_WRITTEN",
+                format!("kafka.summary.file: cannot write '{path}': {e}"),
+            )
+        })?;
+    }
+    Ok(Some(line))
+}

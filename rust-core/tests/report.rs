@@ -1,0 +1,62 @@
+//! The end-of-test report: one process, so no other test's handles merge into the run.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{new_topic, settings};
+use kafka_native::{producer::ProducerHandle, stats};
+
+#[test]
+fn report_counts_every_acknowledged_message_and_writes_json() {
+    let topic = new_topic("report", 2);
+    for _ in 0..2 {
+        let mut p = ProducerHandle::open(settings(
+            &topic,
+            &[("messages.per.sample", "50"), ("record.size", "10")],
+        ))
+        .unwrap();
+        for _ in 0..3 {
+            assert_eq!(p.send(None).acked, 50);
+        }
+        p.close(Duration::from_secs(5));
+    }
+    let path = std::env::temp_dir().join(format!("kn-summary-{}.json", std::process::id()));
+    let line = stats::write_report(Some(path.to_str().unwrap()))
+        .unwrap()
+        .unwrap();
+    let form = regex_like(&line);
+    assert!(form, "{line}");
+    assert!(line.starts_with("300 records sent, "), "{line}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(json["sent"], 300);
+    assert_eq!(json["acked"], 300);
+    assert_eq!(json["failed"], 0);
+    let per_partition: u64 = json["per_partition"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(per_partition, 300);
+    assert!(json["latency_us"]["p50"].as_u64().unwrap() > 0);
+    // The run is reset for the next test.
+    assert!(stats::write_report(None).unwrap().is_none());
+}
+
+/// `N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P ms 50th, P ms 95th, P ms 99th, P ms 99.9th.`
+fn regex_like(line: &str) -> bool {
+    let words: Vec<&str> = line.split(' ').collect();
+    let num = |s: &str| s.trim_start_matches('(').parse::<f64>().is_ok();
+    words.len() == 27
+        && num(words[0])
+        && words[1..3] == ["records", "sent,"]
+        && num(words[3])
+        && num(words[5])
+        && words[6] == "MB/sec),"
+        && num(words[7])
+        && words[8..11] == ["ms", "avg", "latency,"]
+        && num(words[11])
+        && [15, 18, 21, 24].iter().all(|i| num(words[*i]))
+        && words[26] == "99.9th."
+}

@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # STACK_DIR, TARGET_DIR, ... are used by the scripts that source this file
+# Shared helpers for scripts/kafka, scripts/jmeter, scripts/jmeter-server and tests/stack.
+# Source it; it sets REPO_ROOT from its own location so callers work from any cwd.
+
+# scripts/lib/common.sh -> repo root is two levels up.
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+STACK_DIR="$REPO_ROOT/stack"
+TARGET_DIR="$REPO_ROOT/target"
+
+# The tools below parse numbers and print reports; keep their output locale-independent.
+export LANG=C LC_ALL=C
+
+info() { printf '%s\n' "$*" >&2; }
+die() {
+  printf 'error: %s\n' "$*" >&2
+  exit 1
+}
+
+# require_tool NAME HOW-TO-INSTALL: fail with a helpful message when a command is missing.
+require_tool() {
+  command -v "$1" >/dev/null 2>&1 || die "'$1' not found on PATH; install it with: $2"
+}
+
+# java_cmd: the java to use (JAVA_HOME wins, as in Kafka's and JMeter's own scripts).
+java_cmd() {
+  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+    printf '%s\n' "$JAVA_HOME/bin/java"
+  else
+    require_tool java "apt-get install -y openjdk-17-jdk-headless"
+    command -v java
+  fi
+}
+
+# require_java17: Kafka 4.x brokers and our sampler need Java 17+.
+require_java17() {
+  local java version major
+  java="$(java_cmd)"
+  version="$("$java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n1)"
+  major="${version%%.*}"
+  [[ "$major" =~ ^[0-9]+$ && "$major" -ge 17 ]] ||
+    die "Java 17 or newer is needed, found '$version' at $java; install it with: apt-get install -y openjdk-17-jdk-headless"
+}
+
+# pom_property POM NAME: read <NAME>value</NAME> from a POM (versions are pinned only in the POMs).
+pom_property() {
+  local value
+  value="$(sed -n "s:.*<$2>\([^<]*\)</$2>.*:\1:p" "$1" | head -n1)"
+  [[ -n "$value" ]] || die "property <$2> not found in $1"
+  printf '%s\n' "$value"
+}
+
+# file_hash FILE...: content hash used by assembly markers (a changed POM re-assembles).
+file_hash() {
+  cat "$@" | sha256sum | cut -d' ' -f1
+}
+
+# assemble_once DEST MARKER LABEL POM "SUBDIRS" [mvn -D args...]
+# Runs `mvn package` on a download-only POM once; MARKER records the POM's hash so later runs skip Maven
+# entirely (fast, no network). SUBDIRS (space-separated, relative to DEST) are emptied first, so a changed
+# version never leaves old jars beside the new ones. A lock keeps two concurrent first runs apart.
+assemble_once() {
+  local dest="$1" marker="$2" label="$3" pom="$4" subdirs="$5"
+  shift 5
+  local want
+  want="$(file_hash "$pom")"
+  if [[ -f "$marker" && "$(cat "$marker")" == "$want" ]]; then
+    return 0
+  fi
+  mkdir -p "$dest"
+  exec {lock_fd}>"$dest/.assemble.lock"
+  flock "$lock_fd"
+  if [[ -f "$marker" && "$(cat "$marker")" == "$want" ]]; then # another process finished it meanwhile
+    exec {lock_fd}>&-
+    return 0
+  fi
+  require_tool mvn "apt-get install -y maven"
+  require_java17
+  info "assembling $label from Maven Central (first run only)…"
+  local log="$dest/assemble.log" sub
+  rm -f "$marker"
+  for sub in $subdirs; do rm -rf "${dest:?}/$sub"; done
+  # -q keeps Maven quiet; the full output still goes to a log that we show on failure.
+  if ! (cd "$(dirname "$pom")" && mvn -q -B -f "$pom" package "$@") >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    exec {lock_fd}>&-
+    die "assembling $label failed (full Maven output: $log)"
+  fi
+  printf '%s\n' "$want" >"$marker"
+  exec {lock_fd}>&-
+}
+
+# pid_alive PIDFILE NEEDLE: true when PIDFILE names a live process whose command line contains NEEDLE.
+# The NEEDLE check protects against a stale pid file whose number was reused by an unrelated process.
+pid_alive() {
+  local pidfile="$1" needle="$2" pid
+  [[ -f "$pidfile" ]] || return 1
+  pid="$(cat "$pidfile" 2>/dev/null)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/$pid/cmdline" ]] || return 1
+  grep -qF -- "$needle" < <(tr '\0' ' ' <"/proc/$pid/cmdline")
+}
+
+# port_open PORT [HOST]: true when something accepts TCP connections there (bash /dev/tcp, no extra tools).
+port_open() {
+  (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
+}
