@@ -28,12 +28,9 @@ pub fn create_topic(
     replication: i32,
     timeout: Duration,
 ) -> Result<bool, EngineError> {
-    let admin: AdminClient<DefaultClientContext> = client_config(bootstrap)
-        .create()
-        .map_err(|e| EngineError::from_kafka(&e))?;
-    let opts = AdminOptions::new()
-        .operation_timeout(Some(timeout))
-        .request_timeout(Some(timeout));
+    let admin: AdminClient<DefaultClientContext> =
+        client_config(bootstrap).create().map_err(|e| EngineError::from_kafka(&e))?;
+    let opts = AdminOptions::new().operation_timeout(Some(timeout)).request_timeout(Some(timeout));
     let new_topic = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication));
     let results = futures_executor::block_on(admin.create_topics([&new_topic], &opts))
         .map_err(|e| EngineError::from_kafka(&e))?;
@@ -49,34 +46,18 @@ pub fn create_topic(
 }
 
 /// The end offset (high watermark) of every partition of `topic`, by partition number.
-pub fn end_offsets(
-    bootstrap: &str,
-    topic: &str,
-    timeout: Duration,
-) -> Result<Vec<i64>, EngineError> {
-    let consumer: BaseConsumer = client_config(bootstrap)
-        .create()
-        .map_err(|e| EngineError::from_kafka(&e))?;
-    let metadata = consumer
-        .fetch_metadata(Some(topic), timeout)
-        .map_err(|e| EngineError::from_kafka(&e))?;
+pub fn end_offsets(bootstrap: &str, topic: &str, timeout: Duration) -> Result<Vec<i64>, EngineError> {
+    let consumer: BaseConsumer = client_config(bootstrap).create().map_err(|e| EngineError::from_kafka(&e))?;
+    let metadata = consumer.fetch_metadata(Some(topic), timeout).map_err(|e| EngineError::from_kafka(&e))?;
     let partitions = metadata
         .topics()
         .iter()
         .find(|t| t.name() == topic && t.error().is_none())
         .map(|t| t.partitions().len())
-        .ok_or_else(|| {
-            EngineError::new(
-                "UNKNOWN_TOPIC_OR_PART",
-                format!("topic '{topic}' does not exist"),
-            )
-        })?;
+        .ok_or_else(|| EngineError::new("UNKNOWN_TOPIC_OR_PART", format!("topic '{topic}' does not exist")))?;
     (0..partitions as i32)
         .map(|p| {
-            consumer
-                .fetch_watermarks(topic, p, timeout)
-                .map(|(_, high)| high)
-                .map_err(|e| EngineError::from_kafka(&e))
+            consumer.fetch_watermarks(topic, p, timeout).map(|(_, high)| high).map_err(|e| EngineError::from_kafka(&e))
         })
         .collect()
 }

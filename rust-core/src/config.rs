@@ -38,6 +38,10 @@ pub const SAMPLER_KEYS: &[&str] = &[
     "topic.create",
     "topic.partitions",
     "topic.replication",
+    "stamp.time",
+    "audit",
+    "audit.timeout.ms",
+    "target.rate",
 ];
 
 /// Java client names accepted and translated (see [`translate_java_name`]).
@@ -92,6 +96,13 @@ pub struct ProducerSettings {
     pub thread_count: u32,
     /// `topic.create=true`: (partitions, replication factor) to create the topic with; -1 = broker default.
     pub topic_create: Option<(i32, i32)>,
+    /// Stamp each message with its send time (header `kn.sent.us`) for end-to-end latency.
+    pub stamp_time: bool,
+    /// Add audit headers (`kn.run`, `kn.pid`, `kn.seq`) and read the topic back at the end of the test.
+    pub audit: bool,
+    pub audit_timeout: Duration,
+    /// Samples per second per thread, each started at its intended time; None = as fast as acks allow.
+    pub target_rate: Option<f64>,
     /// librdkafka properties, translated and validated.
     pub client: BTreeMap<String, String>,
     /// Things the user should know but that do not stop the test (dropped serializers, ...).
@@ -101,20 +112,14 @@ pub struct ProducerSettings {
 impl ProducerSettings {
     /// Identity of a producer shared by all threads with `producer.scope=test`: the client properties.
     pub fn sharing_key(&self) -> String {
-        self.client
-            .iter()
-            .map(|(k, v)| format!("{k}={v}\n"))
-            .collect()
+        self.client.iter().map(|(k, v)| format!("{k}={v}\n")).collect()
     }
 }
 
 /// True for properties whose value must never appear in a message or a log.
 pub fn is_secret(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
-    key.contains("password")
-        || key.contains("secret")
-        || key.contains("jaas")
-        || key.ends_with("key.pem")
+    key.contains("password") || key.contains("secret") || key.contains("jaas") || key.ends_with("key.pem")
 }
 
 /// Shows a value in a message, or `***` when the key is secret.
@@ -202,23 +207,31 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         Some("fail") => Preflight::Fail,
         Some("off") => Preflight::Off,
         Some(other) => {
-            return Err(EngineError::config(format!(
-                "preflight: '{other}' is not valid; use fail, warn or off"
-            )))
+            return Err(EngineError::config(format!("preflight: '{other}' is not valid; use fail, warn or off")))
         }
     };
     let thread_count = number(&sampler, "thread.count", 0, 0, u32::MAX as i64)? as u32;
-    let topic_create = match sampler.get("topic.create").copied() {
-        None | Some("false") => None,
-        Some("true") => Some((
+    let topic_create = match flag(&sampler, "topic.create")? {
+        false => None,
+        true => Some((
             number(&sampler, "topic.partitions", -1, -1, 1_000_000)? as i32,
             number(&sampler, "topic.replication", -1, -1, 1000)? as i32,
         )),
-        Some(other) => {
-            return Err(EngineError::config(format!(
-                "topic.create: '{other}' is not valid; use true or false"
-            )))
-        }
+    };
+    let stamp_time = flag(&sampler, "stamp.time")?;
+    let audit = flag(&sampler, "audit")?;
+    let audit_timeout = Duration::from_millis(number(&sampler, "audit.timeout.ms", 60_000, 1, 3_600_000)?);
+    let target_rate = match sampler.get("target.rate") {
+        None => None,
+        Some(raw) => match raw.parse::<f64>() {
+            Ok(r) if r > 0.0 && r.is_finite() => Some(r),
+            Ok(r) if r == 0.0 => None,
+            _ => {
+                return Err(EngineError::config(format!(
+                    "target.rate: '{raw}' is not valid; use samples per second per thread (e.g. 50 or 0.5), or 0 for no pacing"
+                )))
+            }
+        },
     };
     let thread_number = number(&sampler, "thread.number", 0, 0, u32::MAX as i64)? as u32;
     let value = ValueSpec::parse(&sampler)?;
@@ -238,16 +251,17 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         preflight,
         thread_count,
         topic_create,
+        stamp_time,
+        audit,
+        audit_timeout,
+        target_rate,
         client,
         warnings,
     })
 }
 
 /// Defaults chosen so that every message gets a definite outcome within the sample's wait.
-fn engine_defaults(
-    client: &mut BTreeMap<String, String>,
-    timeout_ms: u64,
-) -> Result<(), EngineError> {
+fn engine_defaults(client: &mut BTreeMap<String, String>, timeout_ms: u64) -> Result<(), EngineError> {
     // librdkafka accepts both names for the same setting; keep one.
     if let Some(v) = client.remove("delivery.timeout.ms") {
         client.insert("message.timeout.ms".into(), v);
@@ -258,9 +272,7 @@ fn engine_defaults(
         }
         Some(v) => {
             let delivery: u64 = v.parse().map_err(|_| {
-                EngineError::config(format!(
-                    "delivery.timeout.ms: '{v}' is not a number of milliseconds"
-                ))
+                EngineError::config(format!("delivery.timeout.ms: '{v}' is not a number of milliseconds"))
             })?;
             if delivery > timeout_ms {
                 return Err(EngineError::config(format!(
@@ -273,12 +285,10 @@ fn engine_defaults(
     }
     // Java's default partitioner hashes keys with murmur2; librdkafka's default does not. Match Java so that
     // keyed messages land on the same partitions as with the Java client.
-    client
-        .entry("partitioner".into())
-        .or_insert_with(|| "murmur2_random".into());
-    client
-        .entry("client.id".into())
-        .or_insert_with(|| "jmeter-kafka-native".into());
+    client.entry("partitioner".into()).or_insert_with(|| "murmur2_random".into());
+    client.entry("client.id".into()).or_insert_with(|| "jmeter-kafka-native".into());
+    // Retries are read from librdkafka's statistics (the delivery callback only sees final outcomes).
+    client.entry("statistics.interval.ms".into()).or_insert_with(|| "1000".into());
     Ok(())
 }
 
@@ -290,12 +300,7 @@ enum Translation {
 
 /// Accepts the Java producer's property names and maps them onto librdkafka's.
 fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineError> {
-    let prop = |k: &str, v: &str| {
-        Ok(Translation::Properties(vec![(
-            k.to_string(),
-            v.to_string(),
-        )]))
-    };
+    let prop = |k: &str, v: &str| Ok(Translation::Properties(vec![(k.to_string(), v.to_string())]));
     match key {
         "max.request.size" => prop("message.max.bytes", value),
         "buffer.memory" => {
@@ -366,13 +371,15 @@ pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String
         .collect()
 }
 
-fn number<T>(
-    map: &BTreeMap<&str, &str>,
-    key: &str,
-    default: T,
-    min: i64,
-    max: i64,
-) -> Result<T, EngineError>
+fn flag(map: &BTreeMap<&str, &str>, key: &str) -> Result<bool, EngineError> {
+    match map.get(key).copied() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(EngineError::config(format!("{key}: '{other}' is not valid; use true or false"))),
+    }
+}
+
+fn number<T>(map: &BTreeMap<&str, &str>, key: &str, default: T, min: i64, max: i64) -> Result<T, EngineError>
 where
     T: TryFrom<i64> + Copy,
 {
@@ -381,9 +388,7 @@ where
     };
     let parsed: Option<i64> = raw.parse().ok().filter(|n| (min..=max).contains(n));
     parsed.and_then(|n| T::try_from(n).ok()).ok_or_else(|| {
-        EngineError::config(format!(
-            "{key}: '{raw}' is not valid; use a whole number from {min} to {max}"
-        ))
+        EngineError::config(format!("{key}: '{raw}' is not valid; use a whole number from {min} to {max}"))
     })
 }
 
@@ -435,16 +440,10 @@ mod tests {
         let s = parse(&pairs(&[
             ("max.request.size", "2000000"),
             ("buffer.memory", "33554432"),
-            (
-                "partitioner.class",
-                "org.apache.kafka.clients.producer.internals.DefaultPartitioner",
-            ),
+            ("partitioner.class", "org.apache.kafka.clients.producer.internals.DefaultPartitioner"),
             ("max.block.ms", "500"),
             ("delivery.timeout.ms", "2000"),
-            (
-                "extra.properties",
-                "key.serializer=org.apache.kafka.common.serialization.StringSerializer",
-            ),
+            ("extra.properties", "key.serializer=org.apache.kafka.common.serialization.StringSerializer"),
         ]))
         .unwrap();
         assert_eq!(s.client["message.max.bytes"], "2000000");
@@ -452,11 +451,7 @@ mod tests {
         assert_eq!(s.client["partitioner"], "murmur2_random");
         assert_eq!(s.client["message.timeout.ms"], "2000");
         assert_eq!(s.max_block, Duration::from_millis(500));
-        assert!(
-            s.warnings[0].contains("key.serializer ignored"),
-            "{:?}",
-            s.warnings
-        );
+        assert!(s.warnings[0].contains("key.serializer ignored"), "{:?}", s.warnings);
     }
 
     #[test]
@@ -493,10 +488,7 @@ mod tests {
         assert_eq!(shown("acks", "1"), "'1'");
         let m = err(&[("extra.properties", "sasl.password hunter2")]);
         assert!(!m.contains("hunter2"), "{m}");
-        let m = err(&[(
-            "sasl.jaas.config",
-            "ScramLoginModule required user=\"u\" pass=\"hunter2\";",
-        )]);
+        let m = err(&[("sasl.jaas.config", "ScramLoginModule required user=\"u\" pass=\"hunter2\";")]);
         assert!(!m.contains("hunter2") && m.contains("sasl.username"), "{m}");
     }
 

@@ -24,10 +24,7 @@ pub struct EngineError {
 
 impl EngineError {
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        EngineError {
-            code: code.into(),
-            message: message.into(),
-        }
+        EngineError { code: code.into(), message: message.into() }
     }
 
     pub fn config(message: impl Into<String>) -> Self {
@@ -67,25 +64,14 @@ mod tests {
 
     #[test]
     fn names_are_stable_and_without_underscores() {
-        assert_eq!(
-            error_name(RDKafkaErrorCode::MessageSizeTooLarge),
-            "MSG_SIZE_TOO_LARGE"
-        );
-        assert_eq!(
-            error_name(RDKafkaErrorCode::MessageTimedOut),
-            "MSG_TIMED_OUT"
-        );
-        assert_eq!(
-            error_name(RDKafkaErrorCode::UnknownTopicOrPartition),
-            "UNKNOWN_TOPIC_OR_PART"
-        );
+        assert_eq!(error_name(RDKafkaErrorCode::MessageSizeTooLarge), "MSG_SIZE_TOO_LARGE");
+        assert_eq!(error_name(RDKafkaErrorCode::MessageTimedOut), "MSG_TIMED_OUT");
+        assert_eq!(error_name(RDKafkaErrorCode::UnknownTopicOrPartition), "UNKNOWN_TOPIC_OR_PART");
     }
 
     #[test]
     fn kafka_errors_map_to_their_names() {
-        let err = EngineError::from_kafka(&KafkaError::MessageProduction(
-            RDKafkaErrorCode::MessageSizeTooLarge,
-        ));
+        let err = EngineError::from_kafka(&KafkaError::MessageProduction(RDKafkaErrorCode::MessageSizeTooLarge));
         assert_eq!(err.code, "MSG_SIZE_TOO_LARGE");
         assert!(err.message.contains("too large"), "{}", err.message);
     }

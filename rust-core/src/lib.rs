@@ -10,6 +10,7 @@
 //! Everything but the [`jni`] module is plain Rust, tested with `cargo test` against a real broker.
 
 pub mod admin;
+pub mod audit;
 pub mod config;
 pub mod error;
 pub mod jni;

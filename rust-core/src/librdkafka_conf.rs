@@ -21,9 +21,7 @@ pub fn property_names() -> Vec<String> {
             .map(str::trim)
             .filter(|name| {
                 !name.is_empty()
-                    && name.bytes().all(|b| {
-                        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'_'
-                    })
+                    && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'_')
             })
             .map(str::to_string)
             .collect()
@@ -52,16 +50,11 @@ fn properties_table() -> String {
 
 /// Applies every property to a throw-away librdkafka configuration and turns the first refusal into
 /// a message that names the key, says why, and suggests the closest valid name for an unknown one.
-pub fn validate(
-    props: &BTreeMap<String, String>,
-    candidates: &[String],
-) -> Result<(), EngineError> {
+pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Result<(), EngineError> {
     // SAFETY: the configuration object is created, used and destroyed within this function.
     unsafe {
         let conf = rd::rd_kafka_conf_new();
-        let result = props
-            .iter()
-            .try_for_each(|(k, v)| set_one(conf, k, v, candidates));
+        let result = props.iter().try_for_each(|(k, v)| set_one(conf, k, v, candidates));
         rd::rd_kafka_conf_destroy(conf);
         result
     }
@@ -74,18 +67,10 @@ unsafe fn set_one(
     candidates: &[String],
 ) -> Result<(), EngineError> {
     let (Ok(ckey), Ok(cvalue)) = (CString::new(key), CString::new(value)) else {
-        return Err(EngineError::config(format!(
-            "{key}: contains a NUL character"
-        )));
+        return Err(EngineError::config(format!("{key}: contains a NUL character")));
     };
     let mut errstr = [0 as c_char; 512];
-    let res = rd::rd_kafka_conf_set(
-        conf,
-        ckey.as_ptr(),
-        cvalue.as_ptr(),
-        errstr.as_mut_ptr(),
-        errstr.len(),
-    );
+    let res = rd::rd_kafka_conf_set(conf, ckey.as_ptr(), cvalue.as_ptr(), errstr.as_mut_ptr(), errstr.len());
     match res {
         rd::rd_kafka_conf_res_t::RD_KAFKA_CONF_OK => Ok(()),
         rd::rd_kafka_conf_res_t::RD_KAFKA_CONF_UNKNOWN => {
@@ -93,23 +78,16 @@ unsafe fn set_one(
                 Some(name) => format!("did you mean {name}?"),
                 None => "see librdkafka's CONFIGURATION.md for the names it accepts".to_string(),
             };
-            Err(EngineError::config(format!(
-                "{key}: unknown property; {hint}"
-            )))
+            Err(EngineError::config(format!("{key}: unknown property; {hint}")))
         }
         _ => {
             // librdkafka's explanation quotes the value: leave it out for secrets.
             let why = if is_secret(key) {
                 "refused by librdkafka".to_string()
             } else {
-                CStr::from_ptr(errstr.as_ptr())
-                    .to_string_lossy()
-                    .into_owned()
+                CStr::from_ptr(errstr.as_ptr()).to_string_lossy().into_owned()
             };
-            Err(EngineError::config(format!(
-                "{key}: {} is not valid; {why}",
-                shown(key, value)
-            )))
+            Err(EngineError::config(format!("{key}: {} is not valid; {why}", shown(key, value))))
         }
     }
 }

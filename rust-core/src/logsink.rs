@@ -19,11 +19,8 @@ struct Sink {
     dropped: AtomicUsize,
 }
 
-static SINK: Sink = Sink {
-    lines: Mutex::new(VecDeque::new()),
-    pending: AtomicUsize::new(0),
-    dropped: AtomicUsize::new(0),
-};
+static SINK: Sink =
+    Sink { lines: Mutex::new(VecDeque::new()), pending: AtomicUsize::new(0), dropped: AtomicUsize::new(0) };
 
 impl Log for Sink {
     fn enabled(&self, metadata: &Metadata) -> bool {
@@ -73,9 +70,7 @@ pub fn drain() -> Option<String> {
     }
     let mut out: Vec<String> = lines.drain(..).collect();
     if dropped > 0 {
-        out.push(format!(
-            "WARN\t{dropped} log line(s) were dropped because nobody drained them"
-        ));
+        out.push(format!("WARN\t{dropped} log line(s) were dropped because nobody drained them"));
     }
     SINK.pending.store(0, Ordering::Release);
     Some(out.join("\n"))

@@ -84,11 +84,9 @@ impl Template {
                 Part::Text(t) => out.write_all(t.as_bytes()),
                 Part::Seq => write!(out, "{seq}"),
                 Part::Thread => write!(out, "{thread}"),
-                Part::Uuid => write!(
-                    out,
-                    "{}",
-                    uuid::Builder::from_random_bytes(rng.u128(..).to_le_bytes()).into_uuid()
-                ),
+                Part::Uuid => {
+                    write!(out, "{}", uuid::Builder::from_random_bytes(rng.u128(..).to_le_bytes()).into_uuid())
+                }
                 Part::Timestamp => write!(out, "{}", epoch_millis()),
             };
         }
@@ -96,10 +94,7 @@ impl Template {
 }
 
 fn epoch_millis() -> u128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0)
 }
 
 impl ValueSpec {
@@ -108,17 +103,23 @@ impl ValueSpec {
             "fixed" => {
                 let raw = sampler.get("record.size").copied().unwrap_or("1024");
                 let size = raw.parse::<usize>().ok().filter(|n| *n <= 100 * 1024 * 1024).ok_or_else(|| {
-                    EngineError::config(format!("record.size: '{raw}' is not valid; use a number of bytes from 0 to 104857600"))
+                    EngineError::config(format!(
+                        "record.size: '{raw}' is not valid; use a number of bytes from 0 to 104857600"
+                    ))
                 })?;
                 Ok(ValueSpec::Fixed { size })
             }
             "template" => match sampler.get("value.template") {
                 Some(t) => Ok(ValueSpec::Template(Template::parse(t, "value.template")?)),
-                None => Err(EngineError::config("value.template: missing; value.mode=template needs a template, e.g. order-{seq}")),
+                None => Err(EngineError::config(
+                    "value.template: missing; value.mode=template needs a template, e.g. order-{seq}",
+                )),
             },
             "file" => match sampler.get("payload.file") {
                 Some(p) => Ok(ValueSpec::File { path: p.to_string() }),
-                None => Err(EngineError::config("payload.file: missing; value.mode=file needs the path of a file with one payload per line")),
+                None => Err(EngineError::config(
+                    "payload.file: missing; value.mode=file needs the path of a file with one payload per line",
+                )),
             },
             "jmeter" => Ok(ValueSpec::Jmeter),
             other => Err(EngineError::config(format!(
@@ -135,14 +136,14 @@ impl KeySpec {
             "none" => Ok(KeySpec::None),
             "sequence" => Ok(KeySpec::Sequence),
             "random" => Ok(KeySpec::Random),
-            "fixed" => key.map(|k| KeySpec::Fixed(k.to_string())).ok_or_else(|| {
-                EngineError::config("key: missing; key.mode=fixed needs the key text")
-            }),
+            "fixed" => key
+                .map(|k| KeySpec::Fixed(k.to_string()))
+                .ok_or_else(|| EngineError::config("key: missing; key.mode=fixed needs the key text")),
             "template" => match key {
                 Some(k) => Ok(KeySpec::Template(Template::parse(k, "key")?)),
-                None => Err(EngineError::config(
-                    "key: missing; key.mode=template needs a template, e.g. user-{thread}",
-                )),
+                None => {
+                    Err(EngineError::config("key: missing; key.mode=template needs a template, e.g. user-{thread}"))
+                }
             },
             other => Err(EngineError::config(format!(
                 "key.mode: '{other}' is not valid; use none, sequence, random, fixed or template"
@@ -179,32 +180,18 @@ impl PayloadGen {
     pub fn new(value: &ValueSpec, key: &KeySpec, thread: u32) -> Result<PayloadGen, EngineError> {
         let mut rng = fastrand::Rng::new();
         let value = match value {
-            ValueSpec::Fixed { size } => ValueSource::Fixed(
-                (0..*size)
-                    .map(|_| rng.u8(b'A'..=b'Z'))
-                    .collect::<Vec<u8>>()
-                    .into(),
-            ),
+            ValueSpec::Fixed { size } => {
+                ValueSource::Fixed((0..*size).map(|_| rng.u8(b'A'..=b'Z')).collect::<Vec<u8>>().into())
+            }
             ValueSpec::Template(t) => ValueSource::Template(t.clone()),
             ValueSpec::File { path } => ValueSource::Lines(Arc::new(read_lines(path)?)),
             ValueSpec::Jmeter => ValueSource::Jmeter,
         };
-        Ok(PayloadGen {
-            value,
-            key: key.clone(),
-            thread,
-            seq: 0,
-            rng,
-            value_buf: Vec::new(),
-            key_buf: Vec::new(),
-        })
+        Ok(PayloadGen { value, key: key.clone(), thread, seq: 0, rng, value_buf: Vec::new(), key_buf: Vec::new() })
     }
 
     /// The next message; `jmeter_value` is the sample's value when value.mode=jmeter.
-    pub fn next<'a>(
-        &'a mut self,
-        jmeter_value: Option<&'a [u8]>,
-    ) -> Result<Record<'a>, EngineError> {
+    pub fn next<'a>(&'a mut self, jmeter_value: Option<&'a [u8]>) -> Result<Record<'a>, EngineError> {
         let seq = self.seq;
         self.seq += 1;
         let value: &[u8] = match &self.value {
@@ -215,7 +202,9 @@ impl PayloadGen {
             }
             ValueSource::Lines(lines) => &lines[(seq % lines.len() as u64) as usize],
             ValueSource::Jmeter => jmeter_value.ok_or_else(|| {
-                EngineError::config("value: value.mode=jmeter but the sample has no value; set the value parameter, e.g. ${payload}")
+                EngineError::config(
+                    "value: value.mode=jmeter but the sample has no value; set the value parameter, e.g. ${payload}",
+                )
             })?,
         };
         let key = match &self.key {
@@ -241,8 +230,8 @@ impl PayloadGen {
 }
 
 fn read_lines(path: &str) -> Result<Vec<Vec<u8>>, EngineError> {
-    let data = std::fs::read(path)
-        .map_err(|e| EngineError::config(format!("payload.file: cannot read '{path}': {e}")))?;
+    let data =
+        std::fs::read(path).map_err(|e| EngineError::config(format!("payload.file: cannot read '{path}': {e}")))?;
     let lines: Vec<Vec<u8>> = data
         .split(|b| *b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -250,9 +239,7 @@ fn read_lines(path: &str) -> Result<Vec<Vec<u8>>, EngineError> {
         .map(<[u8]>::to_vec)
         .collect();
     if lines.is_empty() {
-        return Err(EngineError::config(format!(
-            "payload.file: '{path}' has no non-empty line"
-        )));
+        return Err(EngineError::config(format!("payload.file: '{path}' has no non-empty line")));
     }
     Ok(lines)
 }
@@ -277,11 +264,8 @@ mod tests {
 
     #[test]
     fn templates_expand_placeholders() {
-        let v = ValueSpec::parse(&spec(&[
-            ("value.mode", "template"),
-            ("value.template", "t{thread}-m{seq}-{uuid}"),
-        ]))
-        .unwrap();
+        let v = ValueSpec::parse(&spec(&[("value.mode", "template"), ("value.template", "t{thread}-m{seq}-{uuid}")]))
+            .unwrap();
         let k = KeySpec::parse(&spec(&[("key.mode", "template"), ("key", "user-{seq}")])).unwrap();
         let mut g = PayloadGen::new(&v, &k, 7).unwrap();
         g.next(None).unwrap();
@@ -294,53 +278,20 @@ mod tests {
 
     #[test]
     fn unknown_placeholder_is_refused() {
-        let e = ValueSpec::parse(&spec(&[
-            ("value.mode", "template"),
-            ("value.template", "{sequence}"),
-        ]))
-        .unwrap_err();
-        assert!(
-            e.message.contains("unknown placeholder {sequence}"),
-            "{}",
-            e.message
-        );
+        let e = ValueSpec::parse(&spec(&[("value.mode", "template"), ("value.template", "{sequence}")])).unwrap_err();
+        assert!(e.message.contains("unknown placeholder {sequence}"), "{}", e.message);
     }
 
     #[test]
     fn file_lines_are_taken_in_turn() {
         let path = std::env::temp_dir().join(format!("kn-payload-{}.txt", std::process::id()));
         std::fs::write(&path, "a\r\nbb\n\nccc\n").unwrap();
-        let v = ValueSpec::File {
-            path: path.to_string_lossy().into_owned(),
-        };
+        let v = ValueSpec::File { path: path.to_string_lossy().into_owned() };
         let mut g = PayloadGen::new(&v, &KeySpec::Sequence, 0).unwrap();
-        let got: Vec<Vec<u8>> = (0..4)
-            .map(|_| g.next(None).unwrap().value.to_vec())
-            .collect();
-        assert_eq!(
-            got,
-            vec![
-                b"a".to_vec(),
-                b"bb".to_vec(),
-                b"ccc".to_vec(),
-                b"a".to_vec()
-            ]
-        );
-        let e = PayloadGen::new(
-            &ValueSpec::File {
-                path: "/nonexistent/x".into(),
-            },
-            &KeySpec::None,
-            0,
-        )
-        .err()
-        .unwrap();
-        assert!(
-            e.message
-                .starts_with("payload.file: cannot read '/nonexistent/x'"),
-            "{}",
-            e.message
-        );
+        let got: Vec<Vec<u8>> = (0..4).map(|_| g.next(None).unwrap().value.to_vec()).collect();
+        assert_eq!(got, vec![b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec(), b"a".to_vec()]);
+        let e = PayloadGen::new(&ValueSpec::File { path: "/nonexistent/x".into() }, &KeySpec::None, 0).err().unwrap();
+        assert!(e.message.starts_with("payload.file: cannot read '/nonexistent/x'"), "{}", e.message);
     }
 
     #[test]

@@ -41,11 +41,7 @@ impl Policy {
 /// The producer properties a preset sets.
 pub fn preset(policy: Policy) -> &'static [(&'static str, &'static str)] {
     match policy {
-        Policy::Capacity => &[
-            ("acks", "1"),
-            ("retries", "0"),
-            ("enable.idempotence", "false"),
-        ],
+        Policy::Capacity => &[("acks", "1"), ("retries", "0"), ("enable.idempotence", "false")],
         Policy::Reliability => &[
             ("acks", "all"),
             ("retries", "2147483647"),
@@ -81,9 +77,7 @@ pub fn check_conflicts(
             from("retries")
         )));
     }
-    if let Some(n) =
-        get("max.in.flight.requests.per.connection").and_then(|v| v.parse::<u32>().ok())
-    {
+    if let Some(n) = get("max.in.flight.requests.per.connection").and_then(|v| v.parse::<u32>().ok()) {
         if n > 5 {
             return Err(EngineError::config(format!(
                 "max.in.flight.requests.per.connection: {n} ({}) contradicts {why}: idempotence allows at most 5",

@@ -9,21 +9,23 @@
 //! itself when `producer.scope=test`: each handle has its own slot, payload generator and statistics.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use once_cell::sync::Lazy;
 use rdkafka::config::ClientConfig;
 use rdkafka::error::KafkaError;
+use rdkafka::message::Headers;
 use rdkafka::message::{Header, Message, OwnedHeaders};
 use rdkafka::metadata::Metadata;
-use rdkafka::producer::{
-    BaseRecord, DeliveryResult, Producer, ProducerContext, PurgeConfig, ThreadedProducer,
-};
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, PurgeConfig, ThreadedProducer};
+use rdkafka::statistics::Statistics;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::ClientContext;
 
 use crate::admin;
+use crate::audit::{self, AuditTarget, SeqSet};
 use crate::config::{Preflight, ProducerSettings, Scope};
 use crate::error::{EngineError, INTERRUPTED, MSG_TIMED_OUT};
 use crate::payload::PayloadGen;
@@ -55,6 +57,8 @@ pub struct SampleOutcome {
 pub(crate) struct Ticket {
     slot: Arc<Slot>,
     sample: u64,
+    /// The message's audit sequence number within its handle.
+    seq: u64,
     sent_at: Instant,
     bytes: usize,
 }
@@ -80,14 +84,13 @@ struct SlotState {
     /// Messages handed to librdkafka whose verdict has not arrived yet (across samples).
     in_flight: u64,
     totals: Totals,
+    /// With `audit=true`: the sequence numbers the broker acknowledged.
+    acked_seqs: Option<SeqSet>,
 }
 
 impl Slot {
     fn new() -> Arc<Slot> {
-        Arc::new(Slot {
-            state: Mutex::new(SlotState::default()),
-            cond: Condvar::new(),
-        })
+        Arc::new(Slot { state: Mutex::new(SlotState::default()), cond: Condvar::new() })
     }
 
     fn lock(&self) -> MutexGuard<'_, SlotState> {
@@ -108,8 +111,10 @@ impl Slot {
         let current = ticket.sample == s.sample && s.outstanding > 0;
         match result {
             Ok((partition, offset)) => {
-                s.totals
-                    .record_ack(now - ticket.sent_at, ticket.bytes, partition, now);
+                s.totals.record_ack(now - ticket.sent_at, ticket.bytes, partition, now);
+                if let Some(acked) = &mut s.acked_seqs {
+                    acked.insert(ticket.seq);
+                }
                 if current {
                     s.acked += 1;
                     s.partition = partition;
@@ -136,10 +141,19 @@ impl Slot {
     }
 }
 
-/// librdkafka callbacks: logs go through the `log` crate (default), deliveries to the ticket's slot.
-pub(crate) struct Ctx;
+/// librdkafka callbacks: logs go through the `log` crate (default), deliveries to the ticket's slot,
+/// statistics to the retry count.
+pub(crate) struct Ctx {
+    /// Retries so far over all brokers, as of librdkafka's latest statistics (cumulative).
+    retries: AtomicU64,
+}
 
-impl ClientContext for Ctx {}
+impl ClientContext for Ctx {
+    fn stats(&self, statistics: Statistics) {
+        let retries = statistics.brokers.values().map(|b| b.txretries).sum();
+        self.retries.store(retries, Ordering::Relaxed);
+    }
+}
 
 impl ProducerContext for Ctx {
     type DeliveryOpaque = Box<Ticket>;
@@ -161,6 +175,7 @@ pub(crate) struct KafkaProducer {
 
 impl Drop for KafkaProducer {
     fn drop(&mut self) {
+        stats::add_retries(self.inner.context().retries.load(Ordering::Relaxed));
         let left = self.inner.in_flight_count();
         if left > 0 {
             log::warn!("{left} message(s) still in flight when the producer closed were purged (counted as UNDELIVERED_AT_CLOSE)");
@@ -170,34 +185,20 @@ impl Drop for KafkaProducer {
 }
 
 /// Producers shared by all threads of a test (`producer.scope=test`), by configuration.
-static SHARED: Lazy<Mutex<HashMap<String, Weak<KafkaProducer>>>> =
-    Lazy::new(|| Mutex::new(HashMap::new()));
+static SHARED: Lazy<Mutex<HashMap<String, Weak<KafkaProducer>>>> = Lazy::new(|| Mutex::new(HashMap::new()));
 
 fn create_producer(settings: &ProducerSettings) -> Result<Arc<KafkaProducer>, EngineError> {
     let mut config = ClientConfig::new();
     for (k, v) in &settings.client {
         config.set(k, v);
     }
-    let inner: ThreadedProducer<Ctx> = config.create_with_context(Ctx).map_err(|e| {
-        EngineError::config(format!(
-            "the producer could not be created: {}",
-            redact_kafka(&e)
-        ))
-    })?;
+    let inner: ThreadedProducer<Ctx> = config
+        .create_with_context(Ctx { retries: AtomicU64::new(0) })
+        .map_err(|e| EngineError::config(format!("the producer could not be created: {}", redact_kafka(&e))))?;
     let producer = Arc::new(KafkaProducer { inner });
     if let Some((partitions, replication)) = settings.topic_create {
-        let bootstrap = settings
-            .client
-            .get("bootstrap.servers")
-            .map(String::as_str)
-            .unwrap_or_default();
-        if admin::create_topic(
-            bootstrap,
-            &settings.topic,
-            partitions,
-            replication,
-            settings.timeout,
-        )? {
+        let bootstrap = settings.client.get("bootstrap.servers").map(String::as_str).unwrap_or_default();
+        if admin::create_topic(bootstrap, &settings.topic, partitions, replication, settings.timeout)? {
             log::info!(
                 "created topic '{}' with {partitions} partitions, replication {replication} (-1 = broker default)",
                 settings.topic
@@ -221,20 +222,12 @@ fn redact_kafka(e: &KafkaError) -> String {
 /// Once per producer, before load: the broker answers and the topic exists. Asking for all topics'
 /// metadata never auto-creates the topic (asking for this topic alone could).
 fn preflight(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<(), EngineError> {
-    let servers = settings
-        .client
-        .get("bootstrap.servers")
-        .map(String::as_str)
-        .unwrap_or("(bootstrap.servers not set)");
+    let servers = settings.client.get("bootstrap.servers").map(String::as_str).unwrap_or("(bootstrap.servers not set)");
     // A topic created a moment ago may take a little while to reach every broker's metadata.
     let propagation = Instant::now() + settings.timeout.min(Duration::from_secs(5));
     let partitions = loop {
         let metadata = fetch_all_metadata(producer, settings, servers)?;
-        if let Some(topic) = metadata
-            .topics()
-            .iter()
-            .find(|t| t.name() == settings.topic)
-        {
+        if let Some(topic) = metadata.topics().iter().find(|t| t.name() == settings.topic) {
             break topic.partitions().len() as u32;
         }
         if Instant::now() >= propagation {
@@ -273,11 +266,7 @@ fn missing_topic(settings: &ProducerSettings, servers: &str) -> EngineError {
 }
 
 /// Fewer partitions than producing threads caps the broker's parallelism: warn or fail, as asked.
-fn check_partitions(
-    settings: &ProducerSettings,
-    servers: &str,
-    partitions: u32,
-) -> Result<(), EngineError> {
+fn check_partitions(settings: &ProducerSettings, servers: &str, partitions: u32) -> Result<(), EngineError> {
     if settings.thread_count > partitions && settings.partition.is_none() {
         let text = format!(
             "topic '{}' has {partitions} partition(s) for {} producing threads: threads will contend for the same partitions \
@@ -296,11 +285,7 @@ fn check_partitions(
 /// Logs a pre-flight warning once per test and topic, not once per JMeter thread.
 fn warn_once(key: &str, text: &str) {
     static WARNED: Lazy<Mutex<HashSet<String>>> = Lazy::new(|| Mutex::new(HashSet::new()));
-    if WARNED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key.to_string())
-    {
+    if WARNED.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string()) {
         log::warn!("pre-flight: {text}");
     }
 }
@@ -324,7 +309,21 @@ pub struct ProducerHandle {
     settings: ProducerSettings,
     slot: Arc<Slot>,
     payload: PayloadGen,
+    /// Audit identity: (run id, producer id), with `audit=true`.
+    audit_id: Option<(String, String)>,
+    /// Sequence number of the next message (audit header).
+    seq: u64,
+    pacer: Option<Pacer>,
 }
+
+/// Starts samples at their intended times for `target.rate`, and measures how late each one started.
+struct Pacer {
+    interval: Duration,
+    next: Option<Instant>,
+}
+
+/// Distinguishes the handles of one JVM in audit headers.
+static NEXT_HANDLE: AtomicU64 = AtomicU64::new(0);
 
 impl ProducerHandle {
     pub fn open(settings: ProducerSettings) -> Result<ProducerHandle, EngineError> {
@@ -336,12 +335,20 @@ impl ProducerHandle {
             Scope::Thread => create_producer(&settings)?,
             Scope::Test => shared_producer(&settings)?,
         };
-        Ok(ProducerHandle {
-            producer: Some(producer),
-            settings,
-            slot: Slot::new(),
-            payload,
-        })
+        let slot = Slot::new();
+        let audit_id = settings.audit.then(|| {
+            let (run, _) = audit::current_run();
+            let pid = format!("{:x}-{}", std::process::id(), NEXT_HANDLE.fetch_add(1, Ordering::Relaxed));
+            let mut s = slot.lock();
+            s.acked_seqs = Some(SeqSet::default());
+            s.totals.audit = Some(AuditTarget::new(&settings.client, &settings.topic, settings.audit_timeout));
+            (run, pid)
+        });
+        let pacer = settings.target_rate.map(|rate| {
+            slot.lock().totals.schedule_delay_us = Some(stats::new_histogram());
+            Pacer { interval: Duration::from_secs_f64(1.0 / rate), next: None }
+        });
+        Ok(ProducerHandle { producer: Some(producer), settings, slot, payload, audit_id, seq: 0, pacer })
     }
 
     /// The slot another thread may use to interrupt a waiting `send`.
@@ -351,6 +358,7 @@ impl ProducerHandle {
 
     /// Sends one sample's messages and waits for every verdict, the deadline, or an interrupt.
     pub fn send(&mut self, jmeter_value: Option<&[u8]>) -> SampleOutcome {
+        self.pace();
         let count = self.settings.messages_per_sample;
         let sample = {
             let mut s = self.slot.lock();
@@ -375,51 +383,66 @@ impl ProducerHandle {
         self.wait(start, bytes)
     }
 
+    /// With `target.rate`: waits for this sample's intended start, or records how late it is. Samples keep their
+    /// intended schedule even when late, so a slow broker shows as schedule delay instead of fewer, faster samples.
+    fn pace(&mut self) {
+        let Some(pacer) = &mut self.pacer else { return };
+        let now = Instant::now();
+        let intended = *pacer.next.get_or_insert(now);
+        pacer.next = Some(intended + pacer.interval);
+        if intended > now {
+            // Interruptible: a stopped test does not wait out the pause.
+            let s = self.slot.lock();
+            let _ = self.slot.cond.wait_timeout_while(s, intended - now, |s| !s.interrupted);
+        }
+        let late = Instant::now().saturating_duration_since(intended);
+        if let Some(h) = &mut self.slot.lock().totals.schedule_delay_us {
+            h.saturating_record(late.as_micros().max(1) as u64);
+        }
+    }
+
+    /// Headers of one message: the static ones, then audit and send-time headers when asked for.
+    fn headers(&self, seq: u64) -> Option<OwnedHeaders> {
+        if self.settings.headers.is_empty() && self.audit_id.is_none() && !self.settings.stamp_time {
+            return None;
+        }
+        let mut h = OwnedHeaders::new_with_capacity(self.settings.headers.len() + 4);
+        for (k, v) in &self.settings.headers {
+            h = h.insert(Header { key: k, value: Some(v.as_bytes()) });
+        }
+        if let Some((run, pid)) = &self.audit_id {
+            h = h
+                .insert(Header { key: audit::RUN_HEADER, value: Some(run.as_bytes()) })
+                .insert(Header { key: audit::PRODUCER_HEADER, value: Some(pid.as_bytes()) })
+                .insert(Header { key: audit::SEQ_HEADER, value: Some(&seq.to_be_bytes()) });
+        }
+        if self.settings.stamp_time {
+            let sent_us = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+            h = h.insert(Header { key: audit::SENT_US_HEADER, value: Some(&sent_us.to_be_bytes()) });
+        }
+        Some(h)
+    }
+
     /// Hands one message to librdkafka, waiting for room in a full queue until `max.block.ms`.
-    fn enqueue(
-        &mut self,
-        jmeter_value: Option<&[u8]>,
-        sample: u64,
-        start: Instant,
-    ) -> Result<usize, EngineError> {
-        let producer = self
-            .producer
-            .as_ref()
-            .ok_or_else(|| EngineError::new("CLOSED", "the producer is closed"))?;
+    fn enqueue(&mut self, jmeter_value: Option<&[u8]>, sample: u64, start: Instant) -> Result<usize, EngineError> {
+        let producer = self.producer.as_ref().ok_or_else(|| EngineError::new("CLOSED", "the producer is closed"))?;
+        let seq = self.seq;
+        self.seq += 1;
+        let headers = self.headers(seq);
         let record = self.payload.next(jmeter_value)?;
-        let header_bytes: usize = self
-            .settings
-            .headers
-            .iter()
-            .map(|(k, v)| k.len() + v.len())
-            .sum();
+        let header_bytes: usize =
+            headers.as_ref().map_or(0, |h| h.iter().map(|h| h.key.len() + h.value.map_or(0, <[u8]>::len)).sum());
         let bytes = record.key.map_or(0, <[u8]>::len) + record.value.len() + header_bytes;
         let now = Instant::now();
-        let ticket = Box::new(Ticket {
-            slot: Arc::clone(&self.slot),
-            sample,
-            sent_at: now,
-            bytes,
-        });
-        let mut message =
-            BaseRecord::with_opaque_to(&self.settings.topic, ticket).payload(record.value);
+        let ticket = Box::new(Ticket { slot: Arc::clone(&self.slot), sample, seq, sent_at: now, bytes });
+        let mut message = BaseRecord::with_opaque_to(&self.settings.topic, ticket).payload(record.value);
         if let Some(key) = record.key {
             message = message.key(key);
         }
         if let Some(p) = self.settings.partition {
             message = message.partition(p);
         }
-        if !self.settings.headers.is_empty() {
-            let headers = self
-                .settings
-                .headers
-                .iter()
-                .fold(OwnedHeaders::new(), |h, (k, v)| {
-                    h.insert(Header {
-                        key: k,
-                        value: Some(v.as_bytes()),
-                    })
-                });
+        if let Some(headers) = headers {
             message = message.headers(headers);
         }
         {
@@ -473,33 +496,18 @@ impl ProducerHandle {
             if now >= deadline {
                 break;
             }
-            s = self
-                .slot
-                .cond
-                .wait_timeout(s, deadline - now)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            s = self.slot.cond.wait_timeout(s, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
         }
         let unfinished = s.outstanding;
-        let end = if unfinished == 0 {
-            s.last_outcome.unwrap_or(start)
-        } else {
-            Instant::now()
-        };
+        let end = if unfinished == 0 { s.last_outcome.unwrap_or(start) } else { Instant::now() };
         if unfinished > 0 {
             s.failed += unfinished;
             let err = if s.interrupted {
-                EngineError::new(
-                    INTERRUPTED,
-                    "the test was stopped while waiting for the broker",
-                )
+                EngineError::new(INTERRUPTED, "the test was stopped while waiting for the broker")
             } else {
                 EngineError::new(
                     MSG_TIMED_OUT,
-                    format!(
-                        "no acknowledgement within {} ms (timeout.ms)",
-                        self.settings.timeout.as_millis()
-                    ),
+                    format!("no acknowledgement within {} ms (timeout.ms)", self.settings.timeout.as_millis()),
                 )
             };
             s.first_error.get_or_insert(err);
@@ -530,16 +538,14 @@ impl ProducerHandle {
         let mut s = self.slot.lock();
         while s.in_flight > 0 && Instant::now() < deadline {
             let left = deadline.saturating_duration_since(Instant::now());
-            s = self
-                .slot
-                .cond
-                .wait_timeout(s, left)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            s = self.slot.cond.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
         }
         let undelivered = s.in_flight;
         for _ in 0..undelivered {
             s.totals.record_failure("UNDELIVERED_AT_CLOSE");
+        }
+        if let (Some((_, pid)), Some(acked)) = (&self.audit_id, s.acked_seqs.take()) {
+            s.totals.acked_seqs.insert(pid.clone(), acked);
         }
         stats::merge_into_run(&s.totals);
         let report = format!(

@@ -7,12 +7,14 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+
+use crate::audit::{self, AuditTarget, SeqSet};
 use once_cell::sync::Lazy;
 use serde_json::{json, Value};
 use std::sync::Mutex;
 
 /// Latencies are recorded in microseconds, from 1 µs to 1 hour, with 3 significant digits.
-fn new_histogram() -> Histogram<u64> {
+pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("static histogram bounds are valid")
 }
 
@@ -29,6 +31,13 @@ pub struct Totals {
     pub per_partition: BTreeMap<i32, u64>,
     pub first_send: Option<Instant>,
     pub last_ack: Option<Instant>,
+    /// Retries librdkafka made (from its statistics): retries can hide errors and write duplicates.
+    pub retries: u64,
+    /// With `target.rate`: how late each sample started after its intended time (coordinated omission).
+    pub schedule_delay_us: Option<Histogram<u64>>,
+    /// With `audit=true`: acknowledged sequence numbers by producer id, and where to read them back.
+    pub acked_seqs: BTreeMap<String, SeqSet>,
+    pub audit: Option<AuditTarget>,
 }
 
 impl Default for Totals {
@@ -44,6 +53,10 @@ impl Default for Totals {
             per_partition: BTreeMap::new(),
             first_send: None,
             last_ack: None,
+            retries: 0,
+            schedule_delay_us: None,
+            acked_seqs: BTreeMap::new(),
+            audit: None,
         }
     }
 }
@@ -51,8 +64,7 @@ impl Default for Totals {
 impl Totals {
     pub fn record_ack(&mut self, latency: Duration, bytes: usize, partition: i32, at: Instant) {
         // saturating_record clamps an out-of-range value instead of failing.
-        self.latency_us
-            .saturating_record(latency.as_micros().max(1) as u64);
+        self.latency_us.saturating_record(latency.as_micros().max(1) as u64);
         self.acked += 1;
         self.bytes_acked += bytes as u64;
         *self.per_partition.entry(partition).or_default() += 1;
@@ -88,6 +100,17 @@ impl Totals {
         for (k, v) in &other.per_partition {
             *self.per_partition.entry(*k).or_default() += v;
         }
+        self.retries += other.retries;
+        if let Some(other_delay) = &other.schedule_delay_us {
+            let mine = self.schedule_delay_us.get_or_insert_with(new_histogram);
+            let _ = mine.add(other_delay);
+        }
+        for (pid, seqs) in &other.acked_seqs {
+            self.acked_seqs.entry(pid.clone()).or_default().union(seqs);
+        }
+        if self.audit.is_none() {
+            self.audit = other.audit.clone();
+        }
         self.first_send = min_opt(self.first_send, other.first_send);
         self.last_ack = match (self.last_ack, other.last_ack) {
             (Some(a), Some(b)) => Some(a.max(b)),
@@ -108,10 +131,7 @@ impl Totals {
         if secs == 0.0 {
             return (0.0, 0.0);
         }
-        (
-            self.acked as f64 / secs,
-            self.bytes_acked as f64 / (1024.0 * 1024.0) / secs,
-        )
+        (self.acked as f64 / secs, self.bytes_acked as f64 / (1024.0 * 1024.0) / secs)
     }
 
     fn ms(&self, quantile: f64) -> u64 {
@@ -156,6 +176,14 @@ impl Totals {
                 "max": h.max(),
             },
             "errors": self.errors,
+            "retries": self.retries,
+            "schedule_delay_us": self.schedule_delay_us.as_ref().map(|h| json!({
+                "mean": h.mean(),
+                "p50": h.value_at_quantile(0.50),
+                "p99": h.value_at_quantile(0.99),
+                "p999": h.value_at_quantile(0.999),
+                "max": h.max(),
+            })),
             "per_partition": self.per_partition.iter().map(|(p, n)| (p.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
         })
     }
@@ -190,20 +218,15 @@ mod tests {
         let start = Instant::now();
         t.record_send(start);
         t.record_send(start);
-        t.record_ack(
-            Duration::from_micros(1500),
-            100,
-            0,
-            start + Duration::from_millis(500),
-        );
-        t.record_ack(
-            Duration::from_micros(2500),
-            100,
-            1,
-            start + Duration::from_secs(1),
-        );
+        t.record_ack(Duration::from_micros(1500), 100, 0, start + Duration::from_millis(500));
+        t.record_ack(Duration::from_micros(2500), 100, 1, start + Duration::from_secs(1));
         let line = t.perf_line();
-        assert!(line.starts_with("2 records sent, 2.0 records/sec (0.00 MB/sec), 2.00 ms avg latency, 2.50 ms max latency, "), "{line}");
+        assert!(
+            line.starts_with(
+                "2 records sent, 2.0 records/sec (0.00 MB/sec), 2.00 ms avg latency, 2.50 ms max latency, "
+            ),
+            "{line}"
+        );
         assert!(line.ends_with(" ms 99.9th."), "{line}");
         let j = t.to_json();
         assert_eq!(j["acked"], 2);
@@ -226,23 +249,47 @@ mod tests {
     }
 }
 
-/// Ends the run: returns the perf-test line (None if nothing was sent) and writes the JSON summary to `path`.
+/// Adds retries counted by a producer (from librdkafka's statistics) when it closes.
+pub fn add_retries(retries: u64) {
+    RUN.lock().unwrap_or_else(|p| p.into_inner()).retries += retries;
+}
+
+/// Ends the run: returns the perf-test line (None if nothing was sent), followed by the audit's line when
+/// `audit=true`, and writes the JSON summary to `path`.
 pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::EngineError> {
     let totals = take_run();
+    let (run_id, run_start_ms) = audit::current_run();
+    audit::end_run();
     if totals.sent == 0 {
         return Ok(None);
     }
-    let line = totals.perf_line();
+    let mut text = totals.perf_line();
+    let mut json = totals.to_json();
+    json["perf_line"] = Value::String(text.clone());
+    json["run_id"] = Value::String(run_id.clone());
+    if let Some(target) = &totals.audit {
+        // A second of slack: message timestamps come from the producer's clock, the run start from ours.
+        let since = run_start_ms.saturating_sub(1000);
+        match audit::read_back(target, &run_id, since, &totals.acked_seqs) {
+            Ok(report) => {
+                text.push('\n');
+                text.push_str(&report.line());
+                json["audit"] = report.to_json();
+            }
+            Err(e) => {
+                text.push_str(&format!("\naudit of run {run_id} failed: {e}"));
+                json["audit"] = json!({ "error": e.to_string() });
+            }
+        }
+    }
     if let Some(path) = path {
-        let mut json = totals.to_json();
-        json["perf_line"] = Value::String(line.clone());
-        let text = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
-        std::fs::write(path, text).map_err(|e| {
+        let pretty = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
+        std::fs::write(path, pretty).map_err(|e| {
             crate::error::EngineError::new(
                 "SUMMARY_NOT_WRITTEN",
                 format!("kafka.summary.file: cannot write '{path}': {e}"),
             )
         })?;
     }
-    Ok(Some(line))
+    Ok(Some(text))
 }

@@ -10,25 +10,15 @@ use kafka_native::producer::ProducerHandle;
 #[test]
 fn one_message_is_acknowledged_with_partition_and_offset() {
     let topic = new_topic("one", 3);
-    let mut p = ProducerHandle::open(settings(
-        &topic,
-        &[("record.size", "200"), ("partition", "2")],
-    ))
-    .unwrap();
+    let mut p = ProducerHandle::open(settings(&topic, &[("record.size", "200"), ("partition", "2")])).unwrap();
     let first = p.send(None);
-    assert_eq!(
-        (first.sent, first.acked, first.failed),
-        (1, 1, 0),
-        "{first:?}"
-    );
+    assert_eq!((first.sent, first.acked, first.failed), (1, 1, 0), "{first:?}");
     assert_eq!((first.partition, first.offset), (2, 0));
     assert_eq!(first.bytes, 200);
     assert!(first.error.is_none());
     let second = p.send(None);
     assert_eq!((second.partition, second.offset), (2, 1));
-    assert!(p
-        .close(Duration::from_secs(5))
-        .starts_with("closed: 2 acked, 0 failed"));
+    assert!(p.close(Duration::from_secs(5)).starts_with("closed: 2 acked, 0 failed"));
     assert_eq!(total_messages(&topic), 2);
 }
 
@@ -37,12 +27,7 @@ fn a_batch_waits_for_every_acknowledgement() {
     let topic = new_topic("batch", 4);
     let mut p = ProducerHandle::open(settings(
         &topic,
-        &[
-            ("messages.per.sample", "500"),
-            ("key.mode", "sequence"),
-            ("linger.ms", "5"),
-            ("record.size", "100"),
-        ],
+        &[("messages.per.sample", "500"), ("key.mode", "sequence"), ("linger.ms", "5"), ("record.size", "100")],
     ))
     .unwrap();
     for i in 0..4 {
@@ -92,11 +77,8 @@ fn oversized_message_fails_with_msg_size_too_large() {
 fn oversized_for_the_broker_only_is_refused_by_the_broker() {
     let topic = new_topic("big-broker", 1);
     // The client allows 3 MB, the broker's default limit is about 1 MB: the broker itself refuses.
-    let mut p = ProducerHandle::open(settings(
-        &topic,
-        &[("record.size", "1500000"), ("max.request.size", "3000000")],
-    ))
-    .unwrap();
+    let mut p =
+        ProducerHandle::open(settings(&topic, &[("record.size", "1500000"), ("max.request.size", "3000000")])).unwrap();
     let o = p.send(None);
     let e = o.error.expect("the broker must refuse the message");
     assert_eq!(e.code, "MSG_SIZE_TOO_LARGE", "{e}");
@@ -105,45 +87,26 @@ fn oversized_for_the_broker_only_is_refused_by_the_broker() {
 
 #[test]
 fn missing_topic_is_refused_before_load() {
-    let e = ProducerHandle::open(settings("no-such-topic-kafka-native", &[]))
-        .err()
-        .unwrap();
+    let e = ProducerHandle::open(settings("no-such-topic-kafka-native", &[])).err().unwrap();
     assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART");
-    assert!(
-        e.message
-            .contains("topic 'no-such-topic-kafka-native' does not exist"),
-        "{e}"
-    );
+    assert!(e.message.contains("topic 'no-such-topic-kafka-native' does not exist"), "{e}");
 }
 
 #[test]
 fn unreachable_broker_fails_within_the_timeout() {
     let mut s = settings("t", &[("timeout.ms", "1500")]);
-    s.client
-        .insert("bootstrap.servers".into(), "127.0.0.1:1".into());
+    s.client.insert("bootstrap.servers".into(), "127.0.0.1:1".into());
     let start = Instant::now();
     let e = ProducerHandle::open(s.clone()).err().unwrap();
-    assert!(
-        start.elapsed() < Duration::from_secs(4),
-        "took {:?}",
-        start.elapsed()
-    );
-    assert!(
-        e.message
-            .contains("no broker at 127.0.0.1:1 answered within 1500 ms"),
-        "{e}"
-    );
+    assert!(start.elapsed() < Duration::from_secs(4), "took {:?}", start.elapsed());
+    assert!(e.message.contains("no broker at 127.0.0.1:1 answered within 1500 ms"), "{e}");
 
     // Without the pre-flight check, the sample itself fails once the timeout has passed.
     s.preflight = kafka_native::config::Preflight::Off;
     let mut p = ProducerHandle::open(s).unwrap();
     let start = Instant::now();
     let o = p.send(None);
-    assert!(
-        start.elapsed() < Duration::from_secs(4),
-        "took {:?}",
-        start.elapsed()
-    );
+    assert!(start.elapsed() < Duration::from_secs(4), "took {:?}", start.elapsed());
     assert_eq!(o.error.unwrap().code, "MSG_TIMED_OUT");
     assert_eq!(o.failed, 1);
     p.close(Duration::from_secs(1));
@@ -152,8 +115,7 @@ fn unreachable_broker_fails_within_the_timeout() {
 #[test]
 fn interrupt_wakes_a_waiting_send() {
     let mut s = settings("t", &[("timeout.ms", "20000")]);
-    s.client
-        .insert("bootstrap.servers".into(), "127.0.0.1:1".into());
+    s.client.insert("bootstrap.servers".into(), "127.0.0.1:1".into());
     s.preflight = kafka_native::config::Preflight::Off;
     let mut p = ProducerHandle::open(s).unwrap();
     let slot = p.slot();
@@ -164,11 +126,7 @@ fn interrupt_wakes_a_waiting_send() {
     let start = Instant::now();
     let o = p.send(None);
     waker.join().unwrap();
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        start.elapsed()
-    );
+    assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
     assert_eq!(o.error.unwrap().code, "INTERRUPTED");
     p.close(Duration::from_millis(100));
 }
@@ -178,27 +136,16 @@ fn close_twice_is_harmless() {
     let topic = new_topic("close", 1);
     let mut p = ProducerHandle::open(settings(&topic, &[])).unwrap();
     p.send(None);
-    assert!(p
-        .close(Duration::from_secs(5))
-        .starts_with("closed: 1 acked"));
+    assert!(p.close(Duration::from_secs(5)).starts_with("closed: 1 acked"));
     assert_eq!(p.close(Duration::from_secs(5)), "already closed");
 }
 
 #[test]
 fn preflight_fails_when_threads_outnumber_partitions() {
     let topic = new_topic("few", 2);
-    let e = ProducerHandle::open(settings(
-        &topic,
-        &[("thread.count", "20"), ("preflight", "fail")],
-    ))
-    .err()
-    .unwrap();
+    let e = ProducerHandle::open(settings(&topic, &[("thread.count", "20"), ("preflight", "fail")])).err().unwrap();
     assert_eq!(e.code, "TOO_FEW_PARTITIONS");
-    assert!(
-        e.message
-            .contains("has 2 partition(s) for 20 producing threads"),
-        "{e}"
-    );
+    assert!(e.message.contains("has 2 partition(s) for 20 producing threads"), "{e}");
     // warn (the default) lets the test run.
     let mut p = ProducerHandle::open(settings(&topic, &[("thread.count", "20")])).unwrap();
     assert_eq!(p.send(None).acked, 1);
@@ -209,25 +156,16 @@ fn preflight_fails_when_threads_outnumber_partitions() {
 fn topic_create_makes_the_topic_with_the_partitions_asked() {
     let topic = format!(
         "rust-create-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
     );
     let mut p = ProducerHandle::open(settings(
         &topic,
-        &[
-            ("topic.create", "true"),
-            ("topic.partitions", "5"),
-            ("topic.replication", "1"),
-        ],
+        &[("topic.create", "true"), ("topic.partitions", "5"), ("topic.replication", "1")],
     ))
     .unwrap();
     assert_eq!(p.send(None).acked, 1);
     p.close(Duration::from_secs(5));
-    let offsets =
-        kafka_native::admin::end_offsets(&common::bootstrap(), &topic, Duration::from_secs(10))
-            .unwrap();
+    let offsets = kafka_native::admin::end_offsets(&common::bootstrap(), &topic, Duration::from_secs(10)).unwrap();
     assert_eq!(offsets.len(), 5);
     assert_eq!(offsets.iter().sum::<i64>(), 1);
 }

@@ -11,20 +11,15 @@ use kafka_native::{producer::ProducerHandle, stats};
 fn report_counts_every_acknowledged_message_and_writes_json() {
     let topic = new_topic("report", 2);
     for _ in 0..2 {
-        let mut p = ProducerHandle::open(settings(
-            &topic,
-            &[("messages.per.sample", "50"), ("record.size", "10")],
-        ))
-        .unwrap();
+        let mut p =
+            ProducerHandle::open(settings(&topic, &[("messages.per.sample", "50"), ("record.size", "10")])).unwrap();
         for _ in 0..3 {
             assert_eq!(p.send(None).acked, 50);
         }
         p.close(Duration::from_secs(5));
     }
     let path = std::env::temp_dir().join(format!("kn-summary-{}.json", std::process::id()));
-    let line = stats::write_report(Some(path.to_str().unwrap()))
-        .unwrap()
-        .unwrap();
+    let line = stats::write_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     let form = regex_like(&line);
     assert!(form, "{line}");
     assert!(line.starts_with("300 records sent, "), "{line}");
@@ -32,12 +27,7 @@ fn report_counts_every_acknowledged_message_and_writes_json() {
     assert_eq!(json["sent"], 300);
     assert_eq!(json["acked"], 300);
     assert_eq!(json["failed"], 0);
-    let per_partition: u64 = json["per_partition"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let per_partition: u64 = json["per_partition"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
     assert_eq!(per_partition, 300);
     assert!(json["latency_us"]["p50"].as_u64().unwrap() > 0);
     // The run is reset for the next test.

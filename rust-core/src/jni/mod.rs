@@ -56,10 +56,7 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowPolicy {
                 jni_str!("java/lang/IllegalArgumentException"),
                 JNIString::new(format!("{}\t{}", e.code, e.message)),
             )?,
-            BridgeError::State(m) => env.throw_new(
-                jni_str!("java/lang/IllegalStateException"),
-                JNIString::new(m),
-            )?,
+            BridgeError::State(m) => env.throw_new(jni_str!("java/lang/IllegalStateException"), JNIString::new(m))?,
             BridgeError::Jni(e) => env.throw_new(
                 jni_str!("java/lang/RuntimeException"),
                 JNIString::new(format!("kafka-native JNI error: {e}")),

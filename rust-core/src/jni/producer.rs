@@ -62,10 +62,7 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_open<'l>(
         }
         let settings = config::parse(&pairs)?;
         let handle = ProducerHandle::open(settings)?;
-        let native = Box::new(Native {
-            slot: handle.slot(),
-            handle: Mutex::new(handle),
-        });
+        let native = Box::new(Native { slot: handle.slot(), handle: Mutex::new(handle) });
         Ok(Box::into_raw(native) as jlong)
     })
     .resolve::<ThrowPolicy>()
@@ -105,10 +102,7 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
             logsink::pending() as jlong,
         ];
         out.set_region(env, 0, &numbers)?;
-        new_string(
-            env,
-            outcome.error.map(|e| format!("{}\t{}", e.code, e.message)),
-        )
+        new_string(env, outcome.error.map(|e| format!("{}\t{}", e.code, e.message)))
     })
     .resolve::<ThrowPolicy>()
 }

@@ -84,8 +84,9 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
         result.setSampleLabel(label(context));
         if (setupError != null) {
             result.fail(setupError);
-            // Every further sample would fail the same way: stop this thread instead of flooding the results.
-            result.setStopThread(true);
+            // Every further sample would fail the same way (bad configuration, broker unreachable, topic missing):
+            // stop the test with this one clear message instead of flooding the results with identical failures.
+            result.setStopTest(true);
             return result;
         }
         String value = valueFromJMeter ? context.getParameter(ProducerParameters.VALUE, "") : null;

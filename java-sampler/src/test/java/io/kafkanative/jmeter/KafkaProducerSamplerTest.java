@@ -95,7 +95,7 @@ class KafkaProducerSamplerTest {
     void unreachableBrokerIsReportedBeforeTheFirstSend() {
         KafkaSampleResult result = sampleAgainstUnreachableBroker(Map.of());
 
-        assertTrue(result.isStopThread(), "the pre-flight check failed: no point in sending");
+        assertTrue(result.isStopTest(), "the pre-flight check failed: no point in sending");
     }
 
     @Test
@@ -140,7 +140,7 @@ class KafkaProducerSamplerTest {
 
             assertEquals("CONFIG_ERROR", result.getResponseCode());
             assertTrue(result.getResponseMessage().contains("acks"), result.getResponseMessage());
-            assertTrue(result.isStopThread(), "the thread must stop instead of failing every sample");
+            assertTrue(result.isStopTest(), "the test must stop instead of failing every sample");
             assertFalse(result.isSuccessful());
         }
     }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# End to end: JMeter (assembled by scripts/jmeter, with only our jar added to lib/ext) runs the provided
+# plans headless against the local broker; the JTL, the engine's summary and the topic's offsets must agree.
+# Needs a built jar (scripts/build) and a running broker (scripts/kafka start).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+out="$root/target/e2e"
+rm -rf "$out"
+mkdir -p "$out"
+passed=0
+failed=0
+
+check() {
+  local name="$1"
+  shift
+  if "$@"; then
+    echo "PASS $name"
+    passed=$((passed + 1))
+  else
+    echo "FAIL $name"
+    failed=$((failed + 1))
+  fi
+}
+
+# Messages in the topic: the sum of its partitions' end offsets.
+topic_messages() {
+  scripts/kafka run org.apache.kafka.tools.GetOffsetShell --bootstrap-server 127.0.0.1:9092 --topic "$1" 2>/dev/null |
+    awk -F: '{ n += $3 } END { print n + 0 }'
+}
+
+# Runs the baseline plan; extra -J options follow the name.
+run_plan() {
+  local name="$1"
+  shift
+  scripts/jmeter -n -t jmeter-plans/producer-baseline.jmx -l "$out/$name.jtl" -j "$out/$name.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
+    -Jkafka.summary.file="$out/$name-summary.json" "$@" >"$out/$name.out" 2>&1
+  local rc=$?
+  cat "$out/$name.out"
+  return $rc
+}
+
+baseline() {
+  local topic="e2e-baseline-$RANDOM$RANDOM"
+  run_plan baseline -Jkafka.topic="$topic" -Jthreads=4 -Jloops=250 -Jrecord.size=1024 -Jtopic.partitions=16 -e -o "$out/report" &&
+    python3 tests/e2e/jtl_check.py "$out/baseline.jtl" --rows 1000 --messages 1000 --all-ok --summary "$out/baseline-summary.json" &&
+    grep -Eq '^1000 records sent, [0-9.]+ records/sec \([0-9.]+ MB/sec\), [0-9.]+ ms avg latency, [0-9.]+ ms max latency, [0-9]+ ms 50th, [0-9]+ ms 95th, [0-9]+ ms 99th, [0-9]+ ms 99.9th\.$' "$out/baseline.out" &&
+    [[ -f "$out/report/index.html" ]] &&
+    [[ "$(topic_messages "$topic")" == 1000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 1000"; return 1; }
+}
+
+batch() {
+  local topic="e2e-batch-$RANDOM$RANDOM"
+  run_plan batch -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jmessages.per.sample=100 -Jlinger.ms=5 -Jrecord.size=200 &&
+    python3 tests/e2e/jtl_check.py "$out/batch.jtl" --rows 100 --messages 10000 --all-ok --summary "$out/batch-summary.json" &&
+    [[ "$(topic_messages "$topic")" == 10000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 10000"; return 1; }
+}
+
+# A plan with a mistake stops at once with one readable failed sample per thread, not thousands.
+bad_config() {
+  run_plan bad -Jkafka.topic=e2e-bad -Jthreads=2 -Jloops=100 -Jacks=banana -Jtopic.create=false
+  python3 - "$out/bad.jtl" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert 1 <= len(rows) <= 2, f"{len(rows)} rows: the test should stop at the first failure"
+for r in rows:
+    assert r["success"] == "false" and r["responseCode"] == "CONFIG_ERROR", r
+    assert "acks" in r["responseMessage"] and "banana" in r["responseMessage"], r["responseMessage"]
+print("bad config ok:", rows[0]["responseMessage"])
+PY
+}
+
+check "baseline plan: 1000 rows OK = summary = topic, dashboard written" baseline
+check "batch mode: 100 samples x 100 messages = 10000 in the topic" batch
+check "bad parameter: one clear failed sample, test stopped" bad_config
+echo "$passed passed, $failed failed"
+((failed == 0))
