@@ -184,7 +184,11 @@ pub fn read_back(
     for (k, v) in &target.client {
         config.set(k, v);
     }
-    config.set("enable.auto.commit", "false").set("enable.partition.eof", "false");
+    // librdkafka wants a group id even for manual assignment; nothing is committed to it.
+    config
+        .set("group.id", format!("kafka-native-audit-{run_id}"))
+        .set("enable.auto.commit", "false")
+        .set("enable.partition.eof", "false");
     let consumer: BaseConsumer = config.create().map_err(|e| EngineError::from_kafka(&e))?;
     let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
     let op_timeout = Duration::from_secs(10);

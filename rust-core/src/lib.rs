@@ -12,8 +12,12 @@
 pub mod admin;
 pub mod audit;
 pub mod config;
+pub mod consumer;
+pub mod consumer_config;
+pub mod consumer_stats;
 pub mod error;
 pub mod jni;
+pub mod lag;
 pub mod librdkafka_conf;
 pub mod logsink;
 pub mod payload;

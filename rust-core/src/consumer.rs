@@ -1,0 +1,576 @@
+//! The consumer engine: one sample = one poll of up to `max.records` records, on the JMeter thread.
+//!
+//! Flow of one sample ([`ConsumerHandle::poll`]): wait up to `poll.timeout.ms` for the first record, then take
+//! whatever librdkafka has already fetched, up to `max.records`, without waiting again (Java's `poll` semantics);
+//! every record is measured (size, produce→consume latency from the `kn.sent.us` header or the Kafka timestamp)
+//! and optionally checked (the audit sequence); with `commit=sync` the offsets are committed before the sample ends.
+//!
+//! Partitions are assigned statically by default (`assignment=all` or a list, split across the JMeter threads by
+//! thread number), so that starting or stopping threads never triggers a rebalance; `assignment=subscribe` joins
+//! the group instead, and every rebalance is logged with its duration ([`Ctx`]).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
+use rdkafka::error::KafkaError;
+use rdkafka::message::{BorrowedMessage, Headers, Message};
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{ClientContext, Offset, TopicPartitionList};
+
+use crate::audit::{PRODUCER_HEADER, RUN_HEADER, SENT_US_HEADER, SEQ_HEADER};
+use crate::consumer_config::{self, Assignment, Commit, ConsumerSettings};
+use crate::consumer_stats::{self, ConsumerTotals, LatencySource};
+use crate::error::{EngineError, INTERRUPTED};
+
+/// Code of a sample that got no record within `poll.timeout.ms`.
+pub const EMPTY: &str = "EMPTY";
+/// Code of a sample with records that failed the content check.
+pub const SEQUENCE_ERROR: &str = "SEQUENCE_ERROR";
+/// Longest wait inside librdkafka between two checks for an interrupt.
+const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
+
+/// What one sample did: the numbers a JMeter `SampleResult` needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PollOutcome {
+    pub records: u32,
+    /// Key + value + header bytes of the records.
+    pub bytes: u64,
+    /// Start of the poll to the last record (or to the end of the wait when nothing came), commit included.
+    pub elapsed: Duration,
+    /// Mean and largest produce→consume latency of the sample's records, if any had a send time.
+    pub e2e_mean_us: Option<i64>,
+    pub e2e_max_us: Option<i64>,
+    /// Partition and offset of the last record, -1 if none.
+    pub partition: i32,
+    pub offset: i64,
+    /// Records that failed `check.sequence`.
+    pub check_failures: u32,
+    /// Rebalances this consumer has gone through so far, and the partitions it holds now.
+    pub rebalances: u64,
+    pub assigned: u32,
+    /// Why the sample failed: a Kafka error, a failed check, EMPTY with `fail.on.empty`, INTERRUPTED.
+    pub error: Option<EngineError>,
+}
+
+/// Rebalance bookkeeping, written by librdkafka's rebalance callback (on the thread that polls).
+#[derive(Debug, Default)]
+struct RebalanceState {
+    /// When the current rebalance began: the subscription, or the revocation of the previous assignment.
+    started: Option<Instant>,
+    count: u64,
+    total: Duration,
+    assigned: Vec<i32>,
+}
+
+/// librdkafka callbacks: logs go through the `log` crate (default), rebalances are timed and logged.
+pub struct Ctx {
+    label: String,
+    rebalance: Mutex<RebalanceState>,
+}
+
+impl Ctx {
+    fn state(&self) -> std::sync::MutexGuard<'_, RebalanceState> {
+        self.rebalance.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ClientContext for Ctx {}
+
+impl ConsumerContext for Ctx {
+    fn pre_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        if let Rebalance::Revoke(tpl) = rebalance {
+            let mut s = self.state();
+            s.started.get_or_insert_with(Instant::now);
+            log::info!("{}: rebalance: partitions {:?} revoked", self.label, partitions_of(tpl));
+        }
+    }
+
+    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        match rebalance {
+            Rebalance::Assign(tpl) => {
+                let mut s = self.state();
+                let took = s.started.take().map_or(Duration::ZERO, |t| t.elapsed());
+                s.count += 1;
+                s.total += took;
+                s.assigned = partitions_of(tpl);
+                log::info!(
+                    "{}: rebalance #{} took {} ms: partitions {:?} assigned",
+                    self.label,
+                    s.count,
+                    took.as_millis(),
+                    s.assigned
+                );
+            }
+            Rebalance::Revoke(_) => self.state().assigned.clear(),
+            Rebalance::Error(e) => log::warn!("{}: rebalance failed: {e}", self.label),
+        }
+    }
+}
+
+fn partitions_of(tpl: &TopicPartitionList) -> Vec<i32> {
+    tpl.elements().iter().map(|e| e.partition()).collect()
+}
+
+/// One JMeter thread's consumer: owns its librdkafka consumer, its checks and its statistics.
+pub struct ConsumerHandle {
+    consumer: Option<BaseConsumer<Ctx>>,
+    settings: ConsumerSettings,
+    interrupted: Arc<AtomicBool>,
+    totals: ConsumerTotals,
+    /// `check.sequence`: the last `kn.seq` seen per (`kn.run`/`kn.pid`, partition).
+    last_seq: HashMap<(Vec<u8>, i32), u64>,
+    /// Reused buffer for the sequence key, so that checking allocates only for a new producer.
+    seq_key: Vec<u8>,
+    /// `check.regex`: the values of the last sample, for the Java side to match.
+    values: Vec<String>,
+    /// Records returned since the last commit (commit=sync).
+    uncommitted: bool,
+    /// Partitions held with static assignment.
+    static_partitions: Vec<i32>,
+}
+
+impl ConsumerHandle {
+    /// Creates the consumer, checks that the topic exists, and assigns or subscribes.
+    pub fn open(settings: ConsumerSettings) -> Result<ConsumerHandle, EngineError> {
+        for w in &settings.warnings {
+            log::warn!("{w}");
+        }
+        let label = format!(
+            "consumer {}/{} of group '{}' on '{}'",
+            settings.thread_number, settings.thread_count, settings.group, settings.topic
+        );
+        let mut config = ClientConfig::new();
+        for (k, v) in &settings.client {
+            config.set(k, v);
+        }
+        let ctx = Ctx { label: label.clone(), rebalance: Mutex::new(RebalanceState::default()) };
+        let consumer: BaseConsumer<Ctx> = config.create_with_context(ctx).map_err(|e| {
+            EngineError::config(format!("the consumer could not be created: {}", redact_kafka(&e)))
+        })?;
+        let partitions = topic_partitions(&consumer, &settings)?;
+        let mut static_partitions = Vec::new();
+        match &settings.assignment {
+            Assignment::Subscribe => {
+                consumer.context().state().started = Some(Instant::now());
+                consumer.subscribe(&[&settings.topic]).map_err(|e| EngineError::from_kafka(&e))?;
+                log::info!("{label}: subscribed; the group coordinator assigns the partitions");
+            }
+            Assignment::Static(list) => {
+                let wanted = match list {
+                    None => partitions.clone(),
+                    Some(list) => {
+                        if let Some(p) = list.iter().find(|p| !partitions.contains(p)) {
+                            return Err(EngineError::config(format!(
+                                "assignment: partition {p} does not exist; topic '{}' has {} partition(s) (0-{})",
+                                settings.topic,
+                                partitions.len(),
+                                partitions.len().saturating_sub(1)
+                            )));
+                        }
+                        list.clone()
+                    }
+                };
+                static_partitions =
+                    consumer_config::split_for_thread(&wanted, settings.thread_number, settings.thread_count);
+                let mut tpl = TopicPartitionList::new();
+                for p in &static_partitions {
+                    // The group's committed offset, or auto.offset.reset when there is none.
+                    tpl.add_partition_offset(&settings.topic, *p, Offset::Stored)
+                        .map_err(|e| EngineError::from_kafka(&e))?;
+                }
+                consumer.assign(&tpl).map_err(|e| EngineError::from_kafka(&e))?;
+                if static_partitions.is_empty() {
+                    log::warn!(
+                        "{label}: no partition left for this thread ({} partition(s) for {} threads): its samples will \
+                         be EMPTY; use at most as many consumer threads as partitions",
+                        wanted.len(),
+                        settings.thread_count
+                    );
+                } else {
+                    log::info!("{label}: static assignment of partitions {static_partitions:?} (no group membership, no rebalance)");
+                }
+            }
+        }
+        Ok(ConsumerHandle {
+            consumer: Some(consumer),
+            settings,
+            interrupted: Arc::new(AtomicBool::new(false)),
+            totals: ConsumerTotals::default(),
+            last_seq: HashMap::new(),
+            seq_key: Vec::new(),
+            values: Vec::new(),
+            uncommitted: false,
+            static_partitions,
+        })
+    }
+
+    pub fn settings(&self) -> &ConsumerSettings {
+        &self.settings
+    }
+
+    /// The flag another thread sets to end a waiting poll (JMeter stopping the test).
+    pub fn interrupter(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.interrupted)
+    }
+
+    /// The values of the last sample's records (UTF-8, invalid bytes replaced), kept only with `check.regex`.
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+
+    /// One sample: up to `max.records` records within `poll.timeout.ms`.
+    pub fn poll(&mut self) -> PollOutcome {
+        self.interrupted.store(false, Ordering::Release);
+        self.values.clear();
+        let start = Instant::now();
+        let deadline = start + self.settings.poll_timeout;
+        let mut sample = SampleAcc::default();
+        let Some(consumer) = self.consumer.as_ref() else {
+            return self.outcome(start, start, sample, Some(EngineError::new("CLOSED", "the consumer is closed")));
+        };
+        self.totals.record_poll_start(start);
+        let mut error = None;
+        let mut end = start;
+        while sample.records < self.settings.max_records {
+            let wait = if sample.records > 0 {
+                Duration::ZERO
+            } else {
+                deadline.saturating_duration_since(Instant::now()).min(INTERRUPT_CHECK)
+            };
+            match consumer.poll(wait) {
+                Some(Ok(m)) => {
+                    end = Instant::now();
+                    record(&m, end, &self.settings, &mut self.totals, &mut sample, &mut self.values);
+                    if self.settings.check_sequence {
+                        check_sequence(&m, &mut self.last_seq, &mut self.seq_key, &mut sample);
+                    }
+                }
+                Some(Err(KafkaError::PartitionEOF(_))) => {}
+                Some(Err(e)) => {
+                    end = Instant::now();
+                    error = Some(consumer_error(&e, &self.settings));
+                    break;
+                }
+                None if sample.records > 0 => break,
+                None => {
+                    end = Instant::now();
+                    if end >= deadline {
+                        break;
+                    }
+                    if self.interrupted.load(Ordering::Acquire) {
+                        error = Some(EngineError::new(INTERRUPTED, "the test was stopped while waiting for records"));
+                        break;
+                    }
+                }
+            }
+        }
+        if sample.records > 0 {
+            self.uncommitted = true;
+            if self.settings.commit == Commit::Sync {
+                if let Err(e) = self.commit() {
+                    error.get_or_insert(e);
+                }
+                end = Instant::now();
+            }
+        }
+        self.outcome(start, end, sample, error)
+    }
+
+    /// Commits the offsets of the records returned so far (commit=sync), waiting for the broker.
+    fn commit(&mut self) -> Result<(), EngineError> {
+        let Some(consumer) = self.consumer.as_ref() else { return Ok(()) };
+        match consumer.commit_consumer_state(CommitMode::Sync) {
+            Ok(()) => {
+                self.uncommitted = false;
+                Ok(())
+            }
+            // Nothing new to commit (e.g. all offsets already committed).
+            Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => {
+                self.uncommitted = false;
+                Ok(())
+            }
+            Err(e) => {
+                let mut err = EngineError::from_kafka(&e);
+                err.message = format!("committing the offsets to group '{}' failed: {}", self.settings.group, err.message);
+                Err(err)
+            }
+        }
+    }
+
+    fn outcome(
+        &mut self,
+        start: Instant,
+        end: Instant,
+        sample: SampleAcc,
+        mut error: Option<EngineError>,
+    ) -> PollOutcome {
+        if error.is_none() && sample.check_failures > 0 {
+            error = sample.first_check_error.clone();
+        }
+        if error.is_none() && sample.records == 0 && self.settings.fail_on_empty {
+            error = Some(EngineError::new(
+                EMPTY,
+                format!("no record within {} ms (poll.timeout.ms)", self.settings.poll_timeout.as_millis()),
+            ));
+        }
+        self.totals.samples += 1;
+        if sample.records == 0 {
+            self.totals.empty_samples += 1;
+        }
+        self.totals.check_failures += sample.check_failures as u64;
+        if let Some(e) = &error {
+            self.totals.failed_samples += 1;
+            self.totals.record_error(&e.code);
+        }
+        let (rebalances, assigned) = match (&self.consumer, &self.settings.assignment) {
+            (Some(c), Assignment::Subscribe) => {
+                let s = c.context().state();
+                (s.count, s.assigned.len() as u32)
+            }
+            _ => (0, self.static_partitions.len() as u32),
+        };
+        PollOutcome {
+            records: sample.records,
+            bytes: sample.bytes,
+            elapsed: end.saturating_duration_since(start),
+            e2e_mean_us: (sample.e2e_count > 0).then(|| sample.e2e_sum / sample.e2e_count as i64),
+            e2e_max_us: (sample.e2e_count > 0).then_some(sample.e2e_max),
+            partition: sample.partition,
+            offset: sample.offset,
+            check_failures: sample.check_failures,
+            rebalances,
+            assigned,
+            error,
+        }
+    }
+
+    /// Commits what is left (commit=sync), merges this handle's statistics into the run's and closes the consumer
+    /// (librdkafka commits the last offsets itself with commit=auto). Safe to call twice.
+    pub fn close(&mut self) -> String {
+        if self.consumer.is_none() {
+            return "already closed".to_string();
+        }
+        let mut commit_note = String::new();
+        if self.settings.commit == Commit::Sync && self.uncommitted {
+            if let Err(e) = self.commit() {
+                commit_note = format!(", final commit failed: {e}");
+            }
+        }
+        let consumer = self.consumer.take().expect("checked above");
+        {
+            let s = consumer.context().state();
+            self.totals.rebalances = s.count;
+            self.totals.rebalance_time = s.total;
+        }
+        // Leaves the group (subscribe) and commits the last offsets (commit=auto) before returning.
+        drop(consumer);
+        consumer_stats::merge_into_run(&self.totals);
+        format!(
+            "closed: {} records in {} samples ({} empty, {} failed), {} rebalance(s) taking {} ms{commit_note}",
+            self.totals.records,
+            self.totals.samples,
+            self.totals.empty_samples,
+            self.totals.failed_samples,
+            self.totals.rebalances,
+            self.totals.rebalance_time.as_millis()
+        )
+    }
+}
+
+impl Drop for ConsumerHandle {
+    fn drop(&mut self) {
+        if self.consumer.is_some() {
+            self.close();
+        }
+    }
+}
+
+/// A sample's running figures.
+#[derive(Debug, Clone)]
+struct SampleAcc {
+    records: u32,
+    bytes: u64,
+    e2e_sum: i64,
+    e2e_count: u32,
+    e2e_max: i64,
+    partition: i32,
+    offset: i64,
+    check_failures: u32,
+    first_check_error: Option<EngineError>,
+}
+
+impl Default for SampleAcc {
+    fn default() -> Self {
+        SampleAcc {
+            records: 0,
+            bytes: 0,
+            e2e_sum: 0,
+            e2e_count: 0,
+            e2e_max: i64::MIN,
+            partition: -1,
+            offset: -1,
+            check_failures: 0,
+            first_check_error: None,
+        }
+    }
+}
+
+/// Measures one record: its size and its produce→consume latency.
+fn record(
+    m: &BorrowedMessage<'_>,
+    at: Instant,
+    settings: &ConsumerSettings,
+    totals: &mut ConsumerTotals,
+    sample: &mut SampleAcc,
+    values: &mut Vec<String>,
+) {
+    let now_us = consumer_stats::epoch_micros();
+    let mut bytes = m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
+    let mut sent_us = None;
+    if let Some(headers) = m.headers() {
+        for h in headers.iter() {
+            let value = h.value.unwrap_or_default();
+            bytes += h.key.len() + value.len();
+            if h.key == SENT_US_HEADER {
+                if let Ok(b) = <[u8; 8]>::try_from(value) {
+                    sent_us = Some(i64::from_be_bytes(b));
+                }
+            }
+        }
+    }
+    let e2e = match (sent_us, m.timestamp().to_millis()) {
+        (Some(sent), _) => Some((now_us - sent, LatencySource::Header)),
+        (None, Some(ms)) if ms > 0 => Some((now_us - ms * 1000, LatencySource::Timestamp)),
+        _ => None,
+    };
+    totals.record(m.partition(), bytes, e2e, at);
+    sample.records += 1;
+    sample.bytes += bytes as u64;
+    sample.partition = m.partition();
+    sample.offset = m.offset();
+    if let Some((us, _)) = e2e {
+        sample.e2e_sum += us;
+        sample.e2e_count += 1;
+        sample.e2e_max = sample.e2e_max.max(us);
+    }
+    if settings.keep_values {
+        values.push(String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned());
+    }
+}
+
+/// `check.sequence`: within a partition, each producer's `kn.seq` must increase; a repeat is a duplicate (e.g. a
+/// retry that wrote twice), a smaller number a reordering.
+fn check_sequence(
+    m: &BorrowedMessage<'_>,
+    last_seq: &mut HashMap<(Vec<u8>, i32), u64>,
+    key: &mut Vec<u8>,
+    sample: &mut SampleAcc,
+) {
+    let (mut run, mut pid, mut seq) = (None, None, None);
+    if let Some(headers) = m.headers() {
+        for h in headers.iter() {
+            match h.key {
+                RUN_HEADER => run = h.value,
+                PRODUCER_HEADER => pid = h.value,
+                SEQ_HEADER => seq = h.value.and_then(|v| <[u8; 8]>::try_from(v).ok()).map(u64::from_be_bytes),
+                _ => {}
+            }
+        }
+    }
+    let fail = |sample: &mut SampleAcc, message: String| {
+        sample.check_failures += 1;
+        sample.first_check_error.get_or_insert_with(|| EngineError::new(SEQUENCE_ERROR, message));
+    };
+    let (Some(pid), Some(seq)) = (pid, seq) else {
+        return fail(
+            sample,
+            format!(
+                "partition {} offset {}: no kn.pid/kn.seq headers; produce with audit=true to use check.sequence",
+                m.partition(),
+                m.offset()
+            ),
+        );
+    };
+    key.clear();
+    key.extend_from_slice(run.unwrap_or_default());
+    key.push(b'/');
+    key.extend_from_slice(pid);
+    // Lookup without allocating: the tuple key needs an owned Vec only for a new producer/partition.
+    let lookup = (std::mem::take(key), m.partition());
+    match last_seq.get_mut(&lookup) {
+        Some(last) if seq <= *last => {
+            let what = if seq == *last { "a duplicate" } else { "out of order" };
+            let message = format!(
+                "partition {} offset {}: producer {} sequence {seq} after {}: {what}",
+                m.partition(),
+                m.offset(),
+                String::from_utf8_lossy(pid),
+                *last
+            );
+            *key = lookup.0;
+            fail(sample, message);
+        }
+        Some(last) => {
+            *last = seq;
+            *key = lookup.0;
+        }
+        None => {
+            last_seq.insert(lookup, seq);
+        }
+    }
+}
+
+/// The topic's partitions, waiting a little for a topic created a moment ago (by the producers of the same test).
+fn topic_partitions(consumer: &BaseConsumer<Ctx>, settings: &ConsumerSettings) -> Result<Vec<i32>, EngineError> {
+    let servers = settings.client.get("bootstrap.servers").map(String::as_str).unwrap_or("(bootstrap.servers not set)");
+    let until = Instant::now() + settings.timeout;
+    loop {
+        // All topics' metadata: asking for this topic alone could auto-create it.
+        let metadata = consumer.fetch_metadata(None, settings.timeout).map_err(|e| {
+            let mut err = EngineError::from_kafka(&e);
+            err.message = format!(
+                "no broker at {servers} answered within {} ms ({}); check bootstrap.servers and that the broker is running",
+                settings.timeout.as_millis(),
+                err.message
+            );
+            err
+        })?;
+        if let Some(t) = metadata.topics().iter().find(|t| t.name() == settings.topic) {
+            let mut ids: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
+            ids.sort_unstable();
+            return Ok(ids);
+        }
+        if Instant::now() >= until {
+            return Err(EngineError::new(
+                "UNKNOWN_TOPIC_OR_PART",
+                format!(
+                    "topic '{}' does not exist on {servers} (waited {} ms, timeout.ms); create it or start the \
+                     producers first (topic.create=true)",
+                    settings.topic,
+                    settings.timeout.as_millis()
+                ),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn consumer_error(e: &KafkaError, settings: &ConsumerSettings) -> EngineError {
+    let mut err = EngineError::from_kafka(e);
+    if err.code == "UNKNOWN_TOPIC_OR_PART" {
+        err.message = format!("topic '{}': {}", settings.topic, err.message);
+    }
+    err
+}
+
+/// librdkafka's configuration errors may quote values (passwords): keep only the property's name.
+pub(crate) fn redact_kafka(e: &KafkaError) -> String {
+    match e {
+        KafkaError::ClientConfig(_, _, key, _) => format!("invalid value for {key}"),
+        other => other.to_string(),
+    }
+}

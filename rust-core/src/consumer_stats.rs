@@ -1,0 +1,357 @@
+//! What the consumers of a run did, as kafka-consumer-perf-test reports it, plus produce→consume latency.
+//!
+//! Each consumer handle keeps its own [`ConsumerTotals`] (touched only by its JMeter thread); handles merge into
+//! the run's totals when they close, and the last one out prints the report: the perf-test columns with one row,
+//! then the end-to-end latency line.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use hdrhistogram::Histogram;
+use once_cell::sync::Lazy;
+use serde_json::{json, Value};
+
+/// kafka-consumer-perf-test's header line.
+pub const PERF_HEADER: &str = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, \
+                               rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec";
+
+/// Where a record's end-to-end latency came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencySource {
+    /// The producer's `kn.sent.us` header (microseconds).
+    Header,
+    /// The Kafka record timestamp (milliseconds; CreateTime or LogAppendTime).
+    Timestamp,
+}
+
+#[derive(Debug, Clone)]
+pub struct ConsumerTotals {
+    /// Produce→consume latency in microseconds, 1 µs to 1 hour, 3 significant digits.
+    pub e2e_us: Histogram<u64>,
+    pub e2e_from_header: u64,
+    pub e2e_from_timestamp: u64,
+    /// Records whose send time lies in the future of the consumer's clock (clock skew between hosts), counted as 1 µs.
+    pub e2e_negative: u64,
+    pub records: u64,
+    pub bytes: u64,
+    pub samples: u64,
+    pub empty_samples: u64,
+    pub failed_samples: u64,
+    pub check_failures: u64,
+    pub errors: BTreeMap<String, u64>,
+    pub per_partition: BTreeMap<i32, u64>,
+    pub rebalances: u64,
+    /// Time this handle spent joining the group and rebalancing (0 with static assignment).
+    pub rebalance_time: Duration,
+    /// Start of the first poll and time of the last record, as monotonic and wall-clock times.
+    pub first_poll: Option<(Instant, SystemTime)>,
+    pub last_record: Option<(Instant, SystemTime)>,
+    /// Handles merged into these totals (consumer threads of the run).
+    pub consumers: u64,
+}
+
+impl Default for ConsumerTotals {
+    fn default() -> Self {
+        ConsumerTotals {
+            e2e_us: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("static histogram bounds are valid"),
+            e2e_from_header: 0,
+            e2e_from_timestamp: 0,
+            e2e_negative: 0,
+            records: 0,
+            bytes: 0,
+            samples: 0,
+            empty_samples: 0,
+            failed_samples: 0,
+            check_failures: 0,
+            errors: BTreeMap::new(),
+            per_partition: BTreeMap::new(),
+            rebalances: 0,
+            rebalance_time: Duration::ZERO,
+            first_poll: None,
+            last_record: None,
+            consumers: 0,
+        }
+    }
+}
+
+impl ConsumerTotals {
+    pub fn record_poll_start(&mut self, at: Instant) {
+        self.first_poll.get_or_insert((at, SystemTime::now()));
+    }
+
+    /// One consumed record of `bytes` (key + value + headers) with its end-to-end latency, if known.
+    pub fn record(&mut self, partition: i32, bytes: usize, e2e: Option<(i64, LatencySource)>, at: Instant) {
+        self.records += 1;
+        self.bytes += bytes as u64;
+        *self.per_partition.entry(partition).or_default() += 1;
+        if let Some((micros, source)) = e2e {
+            if micros < 0 {
+                self.e2e_negative += 1;
+            }
+            self.e2e_us.saturating_record(micros.max(1) as u64);
+            match source {
+                LatencySource::Header => self.e2e_from_header += 1,
+                LatencySource::Timestamp => self.e2e_from_timestamp += 1,
+            }
+        }
+        self.last_record = Some((at, SystemTime::now()));
+    }
+
+    pub fn record_error(&mut self, code: &str) {
+        match self.errors.get_mut(code) {
+            Some(n) => *n += 1,
+            None => {
+                self.errors.insert(code.to_string(), 1);
+            }
+        }
+    }
+
+    pub fn merge(&mut self, other: &ConsumerTotals) {
+        // Same bounds on both sides: adding cannot fail.
+        let _ = self.e2e_us.add(&other.e2e_us);
+        self.e2e_from_header += other.e2e_from_header;
+        self.e2e_from_timestamp += other.e2e_from_timestamp;
+        self.e2e_negative += other.e2e_negative;
+        self.records += other.records;
+        self.bytes += other.bytes;
+        self.samples += other.samples;
+        self.empty_samples += other.empty_samples;
+        self.failed_samples += other.failed_samples;
+        self.check_failures += other.check_failures;
+        for (k, v) in &other.errors {
+            *self.errors.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &other.per_partition {
+            *self.per_partition.entry(*k).or_default() += v;
+        }
+        self.rebalances += other.rebalances;
+        // Threads join and rebalance at the same time: the run's rebalance time is the longest of theirs.
+        self.rebalance_time = self.rebalance_time.max(other.rebalance_time);
+        self.first_poll = match (self.first_poll, other.first_poll) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        self.last_record = match (self.last_record, other.last_record) {
+            (Some(a), Some(b)) => Some(if b.0 > a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        self.consumers += other.consumers.max(1);
+    }
+
+    /// First poll to last record, in milliseconds.
+    fn elapsed_ms(&self) -> u64 {
+        match (self.first_poll, self.last_record) {
+            (Some(f), Some(l)) if l.0 > f.0 => (l.0 - f.0).as_millis() as u64,
+            _ => 0,
+        }
+    }
+
+    fn perf_figures(&self) -> PerfFigures {
+        let elapsed_ms = self.elapsed_ms();
+        let rebalance_ms = (self.rebalance_time.as_millis() as u64).min(elapsed_ms);
+        let fetch_ms = elapsed_ms - rebalance_ms;
+        let mb = self.bytes as f64 / (1024.0 * 1024.0);
+        let per_sec = |n: f64, ms: u64| if ms == 0 { 0.0 } else { n * 1000.0 / ms as f64 };
+        PerfFigures {
+            mb,
+            mb_sec: per_sec(mb, elapsed_ms),
+            msg_sec: per_sec(self.records as f64, elapsed_ms),
+            rebalance_ms,
+            fetch_ms,
+            fetch_mb_sec: per_sec(mb, fetch_ms),
+            fetch_msg_sec: per_sec(self.records as f64, fetch_ms),
+        }
+    }
+
+    /// kafka-consumer-perf-test's row (its header is [`PERF_HEADER`]).
+    pub fn perf_row(&self) -> String {
+        let f = self.perf_figures();
+        let start = self.first_poll.map_or_else(String::new, |(_, t)| format_time(t));
+        let end = self.last_record.or(self.first_poll).map_or_else(String::new, |(_, t)| format_time(t));
+        format!(
+            "{start}, {end}, {:.4}, {:.4}, {}, {:.4}, {}, {}, {:.4}, {:.4}",
+            f.mb, f.mb_sec, self.records, f.msg_sec, f.rebalance_ms, f.fetch_ms, f.fetch_mb_sec, f.fetch_msg_sec
+        )
+    }
+
+    /// `end-to-end latency: N records, avg A ms, p50 P ms, p99 P ms, p99.9 P ms, max M ms (...)`.
+    pub fn e2e_line(&self) -> String {
+        let h = &self.e2e_us;
+        if h.is_empty() {
+            return "end-to-end latency: no record carried a send time (kn.sent.us header) or a Kafka timestamp"
+                .to_string();
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        let mut sources = format!("{} from kn.sent.us headers", self.e2e_from_header);
+        if self.e2e_from_timestamp > 0 {
+            sources += &format!(", {} from Kafka timestamps (ms resolution)", self.e2e_from_timestamp);
+        }
+        if self.e2e_negative > 0 {
+            sources += &format!(", {} sent 'after' they were consumed: clocks differ between hosts", self.e2e_negative);
+        }
+        format!(
+            "end-to-end latency: {} records, avg {:.2} ms, p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms ({sources})",
+            h.len(),
+            h.mean() / 1000.0,
+            ms(h.value_at_quantile(0.50)),
+            ms(h.value_at_quantile(0.99)),
+            ms(h.value_at_quantile(0.999)),
+            ms(h.max()),
+        )
+    }
+
+    pub fn to_json(&self) -> Value {
+        let f = self.perf_figures();
+        let h = &self.e2e_us;
+        let q = |x: f64| if h.is_empty() { Value::Null } else { json!(h.value_at_quantile(x)) };
+        json!({
+            "consumers": self.consumers,
+            "records": self.records,
+            "bytes": self.bytes,
+            "samples": self.samples,
+            "empty_samples": self.empty_samples,
+            "failed_samples": self.failed_samples,
+            "check_failures": self.check_failures,
+            "rebalances": self.rebalances,
+            "errors": self.errors,
+            "per_partition": self.per_partition.iter().map(|(p, n)| (p.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+            "perf": {
+                "start.time": self.first_poll.map(|(_, t)| format_time(t)),
+                "end.time": self.last_record.map(|(_, t)| format_time(t)),
+                "data.consumed.in.MB": f.mb,
+                "MB.sec": f.mb_sec,
+                "data.consumed.in.nMsg": self.records,
+                "nMsg.sec": f.msg_sec,
+                "rebalance.time.ms": f.rebalance_ms,
+                "fetch.time.ms": f.fetch_ms,
+                "fetch.MB.sec": f.fetch_mb_sec,
+                "fetch.nMsg.sec": f.fetch_msg_sec,
+            },
+            "e2e_latency_us": {
+                "count": h.len(),
+                "from_header": self.e2e_from_header,
+                "from_timestamp": self.e2e_from_timestamp,
+                "negative": self.e2e_negative,
+                "mean": if h.is_empty() { Value::Null } else { json!(h.mean()) },
+                "p50": q(0.50),
+                "p99": q(0.99),
+                "p999": q(0.999),
+                "max": if h.is_empty() { Value::Null } else { json!(h.max()) },
+            },
+        })
+    }
+}
+
+struct PerfFigures {
+    mb: f64,
+    mb_sec: f64,
+    msg_sec: f64,
+    rebalance_ms: u64,
+    fetch_ms: u64,
+    fetch_mb_sec: f64,
+    fetch_msg_sec: f64,
+}
+
+/// Local time as kafka-consumer-perf-test prints it: `yyyy-MM-dd HH:mm:ss:SSS`.
+pub fn format_time(t: SystemTime) -> String {
+    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs() as libc::time_t;
+    // SAFETY: localtime_r writes only into the struct we pass; an all-zero tm is a valid initial value.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&secs, &mut tm);
+        tm
+    };
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}:{:03}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        since.subsec_millis()
+    )
+}
+
+/// Microseconds since the epoch, the unit of the `kn.sent.us` header.
+pub fn epoch_micros() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
+}
+
+static RUN: Lazy<Mutex<ConsumerTotals>> = Lazy::new(|| Mutex::new(ConsumerTotals::default()));
+
+pub fn merge_into_run(totals: &ConsumerTotals) {
+    RUN.lock().unwrap_or_else(|p| p.into_inner()).merge(totals);
+}
+
+/// Takes the run's totals, leaving empty ones for the next test.
+pub fn take_run() -> ConsumerTotals {
+    std::mem::take(&mut *RUN.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// Ends the run: returns the report (perf-test header, row, end-to-end latency line; None if no consumer sampled)
+/// and writes the JSON summary to `path`.
+pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::EngineError> {
+    let totals = take_run();
+    if totals.samples == 0 {
+        return Ok(None);
+    }
+    let report = format!("{PERF_HEADER}\n{}\n{}", totals.perf_row(), totals.e2e_line());
+    if let Some(path) = path {
+        let mut json = totals.to_json();
+        json["perf_header"] = Value::String(PERF_HEADER.to_string());
+        json["perf_row"] = Value::String(totals.perf_row());
+        json["e2e_line"] = Value::String(totals.e2e_line());
+        let text = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
+        std::fs::write(path, text).map_err(|e| {
+            crate::error::EngineError::new(
+                "SUMMARY_NOT_WRITTEN",
+                format!("kafka.consumer.summary.file: cannot write '{path}': {e}"),
+            )
+        })?;
+    }
+    Ok(Some(report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perf_row_has_the_tool_columns() {
+        let mut t = ConsumerTotals::default();
+        let start = Instant::now();
+        t.record_poll_start(start);
+        t.samples = 1;
+        for i in 0..4 {
+            t.record(i, 1024 * 256, Some((1500 + i as i64 * 1000, LatencySource::Header)), start + Duration::from_secs(1));
+        }
+        t.rebalance_time = Duration::from_millis(200);
+        let row = t.perf_row();
+        let cols: Vec<&str> = row.split(", ").collect();
+        assert_eq!(cols.len(), PERF_HEADER.split(", ").count(), "{row}");
+        assert_eq!(&cols[2..], ["1.0000", "1.0000", "4", "4.0000", "200", "800", "1.2500", "5.0000"], "{row}");
+        assert_eq!(cols[0].len(), "2024-01-01 10:00:00:123".len(), "{row}");
+        let line = t.e2e_line();
+        assert!(line.starts_with("end-to-end latency: 4 records, avg 3.00 ms, p50 2.50 ms, p99 4.50 ms"), "{line}");
+        assert_eq!(t.to_json()["e2e_latency_us"]["from_header"], 4);
+    }
+
+    #[test]
+    fn merge_keeps_the_span_and_the_longest_rebalance() {
+        let now = Instant::now();
+        let mut a = ConsumerTotals { rebalance_time: Duration::from_millis(300), ..Default::default() };
+        a.record_poll_start(now);
+        a.record(0, 10, None, now + Duration::from_millis(10));
+        let mut b = ConsumerTotals { rebalance_time: Duration::from_millis(100), rebalances: 2, ..Default::default() };
+        b.record_poll_start(now + Duration::from_millis(5));
+        b.record(1, 10, Some((-5, LatencySource::Timestamp)), now + Duration::from_millis(50));
+        a.merge(&b);
+        assert_eq!((a.records, a.rebalances, a.rebalance_time), (2, 2, Duration::from_millis(300)));
+        assert_eq!(a.elapsed_ms(), 50);
+        assert_eq!(a.e2e_negative, 1);
+        assert!(a.e2e_line().contains("clocks differ"), "{}", a.e2e_line());
+    }
+}

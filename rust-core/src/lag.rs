@@ -1,0 +1,276 @@
+//! Consumer lag of a group, sampled on demand, and the verdict "the consumers are not keeping up".
+//!
+//! Each sample reads the group's committed offsets and the partitions' end offsets (high watermarks) with a
+//! librdkafka consumer that carries the group id but never joins the group nor commits, so watching the lag
+//! changes nothing for the consumers. Lag of a partition = end offset − committed offset; a partition without a
+//! committed offset counts from its first offset (what a consumer starting at `earliest` still has to read).
+//!
+//! Verdict: the sample fails when the total lag grew in each of the last `lag.windows` samples by more than
+//! `lag.tolerance` records. A lag that is high but stable or shrinking passes: the consumers keep up.
+
+use std::collections::VecDeque;
+use std::fmt::Write;
+use std::time::{Duration, Instant};
+
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::consumer_config::LagSettings;
+use crate::error::EngineError;
+
+/// Code of a sample whose verdict is "the consumers are not keeping up".
+pub const LAG_GROWING: &str = "LAG_GROWING";
+/// Code of a group that does not exist (no member, no committed offset).
+pub const GROUP_NOT_FOUND: &str = "GROUP_NOT_FOUND";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionLag {
+    pub partition: i32,
+    /// The group's committed offset, None if it has committed nothing for this partition.
+    pub committed: Option<i64>,
+    pub end: i64,
+    pub lag: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LagOutcome {
+    pub total: i64,
+    pub partitions: Vec<PartitionLag>,
+    /// Change of the total since the previous sample (None for the first one).
+    pub growth: Option<i64>,
+    /// How many of the last samples in a row grew by more than the tolerance.
+    pub growing_windows: u32,
+    pub elapsed: Duration,
+    /// LAG_GROWING, or why the lag could not be read.
+    pub error: Option<EngineError>,
+}
+
+impl LagOutcome {
+    /// `p0=12 p1=0 (no commit: p2=5)`: per partition, for the response message.
+    pub fn partitions_text(&self) -> String {
+        let mut text = String::new();
+        for p in &self.partitions {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            let _ = write!(text, "p{}={}", p.partition, p.lag);
+            if p.committed.is_none() {
+                text.push_str("(no commit)");
+            }
+        }
+        text
+    }
+}
+
+/// The lag monitor of one JMeter thread (usually the only thread of a small "lag" thread group).
+pub struct LagMonitor {
+    consumer: BaseConsumer,
+    settings: LagSettings,
+    /// Totals of the last `windows + 1` samples, oldest first.
+    history: VecDeque<i64>,
+}
+
+impl LagMonitor {
+    pub fn open(settings: LagSettings) -> Result<LagMonitor, EngineError> {
+        for w in &settings.warnings {
+            log::warn!("{w}");
+        }
+        let mut config = ClientConfig::new();
+        for (k, v) in &settings.client {
+            config.set(k, v);
+        }
+        let consumer: BaseConsumer = config.create().map_err(|e| {
+            EngineError::config(format!("the lag monitor could not be created: {}", crate::consumer::redact_kafka(&e)))
+        })?;
+        Ok(LagMonitor { consumer, settings, history: VecDeque::new() })
+    }
+
+    pub fn settings(&self) -> &LagSettings {
+        &self.settings
+    }
+
+    /// Reads the group's lag now and applies the verdict.
+    pub fn sample(&mut self) -> LagOutcome {
+        let start = Instant::now();
+        // Serve events queued on the (never subscribed) consumer, so they do not pile up.
+        let _ = self.consumer.poll(Duration::ZERO);
+        let (partitions, error) = match self.read() {
+            Ok(p) => (p, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        let mut outcome = LagOutcome {
+            total: partitions.iter().map(|p| p.lag).sum(),
+            partitions,
+            growth: None,
+            growing_windows: 0,
+            elapsed: start.elapsed(),
+            error,
+        };
+        if outcome.error.is_none() {
+            self.verdict(&mut outcome);
+        }
+        outcome
+    }
+
+    fn verdict(&mut self, outcome: &mut LagOutcome) {
+        let windows = self.settings.windows as usize;
+        self.history.push_back(outcome.total);
+        while self.history.len() > windows + 1 {
+            self.history.pop_front();
+        }
+        let h: Vec<i64> = self.history.iter().copied().collect();
+        outcome.growth = (h.len() >= 2).then(|| h[h.len() - 1] - h[h.len() - 2]);
+        outcome.growing_windows =
+            h.windows(2).rev().take_while(|w| w[1] - w[0] > self.settings.tolerance).count() as u32;
+        if outcome.growing_windows as usize >= windows {
+            let trail: Vec<String> = h.iter().map(i64::to_string).collect();
+            outcome.error = Some(EngineError::new(
+                LAG_GROWING,
+                format!(
+                    "consumer group '{}' is not keeping up: lag grew in each of the last {windows} samples by more than \
+                     {} (lag.tolerance): {}",
+                    self.settings.group,
+                    self.settings.tolerance,
+                    trail.join(" → ")
+                ),
+            ));
+        }
+    }
+
+    fn read(&self) -> Result<Vec<PartitionLag>, EngineError> {
+        let s = &self.settings;
+        let servers = s.client.get("bootstrap.servers").map(String::as_str).unwrap_or("(bootstrap.servers not set)");
+        let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
+        let metadata = self.consumer.fetch_metadata(None, s.timeout).map_err(|e| {
+            let mut err = EngineError::from_kafka(&e);
+            err.message = format!("no broker at {servers} answered within {} ms ({})", s.timeout.as_millis(), err.message);
+            err
+        })?;
+        let mut ids: Vec<i32> = metadata
+            .topics()
+            .iter()
+            .find(|t| t.name() == s.topic)
+            .map(|t| t.partitions().iter().map(|p| p.id()).collect())
+            .ok_or_else(|| {
+                EngineError::new(
+                    "UNKNOWN_TOPIC_OR_PART",
+                    format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
+                )
+            })?;
+        ids.sort_unstable();
+        let mut tpl = TopicPartitionList::new();
+        for p in &ids {
+            tpl.add_partition(&s.topic, *p);
+        }
+        let committed = self.consumer.committed_offsets(tpl, s.timeout).map_err(|e| {
+            let mut err = EngineError::from_kafka(&e);
+            err.message = format!("reading the committed offsets of group '{}' failed: {}", s.group, err.message);
+            err
+        })?;
+        let mut lags = Vec::with_capacity(ids.len());
+        for p in ids {
+            let (low, high) = self.consumer.fetch_watermarks(&s.topic, p, s.timeout).map_err(kafka)?;
+            let committed = match committed.find_partition(&s.topic, p).map(|e| e.offset()) {
+                Some(Offset::Offset(o)) => Some(o),
+                _ => None,
+            };
+            let lag = (high - committed.unwrap_or(low)).max(0);
+            lags.push(PartitionLag { partition: p, committed, end: high, lag });
+        }
+        if lags.iter().all(|p| p.committed.is_none()) && !self.group_exists()? {
+            return Err(EngineError::new(
+                GROUP_NOT_FOUND,
+                format!(
+                    "consumer group '{}' does not exist on {servers}: no member has joined it and it has committed no \
+                     offset for topic '{}'; check group.id, and start the lag monitor after the consumers (a startup \
+                     delay longer than their first commit)",
+                    s.group, s.topic
+                ),
+            ));
+        }
+        Ok(lags)
+    }
+
+    /// True when the broker knows the group (it has members, or offsets of some topic).
+    fn group_exists(&self) -> Result<bool, EngineError> {
+        let groups = self
+            .consumer
+            .fetch_group_list(Some(&self.settings.group), self.settings.timeout)
+            .map_err(|e| EngineError::from_kafka(&e))?;
+        Ok(groups.groups().iter().any(|g| g.name() == self.settings.group && g.state() != "Dead"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn monitor(windows: u32, tolerance: i64) -> LagMonitor {
+        let pairs: Vec<(String, String)> = [
+            ("topic", "t"),
+            ("group.id", "g"),
+            ("bootstrap.servers", "127.0.0.1:1"),
+            ("lag.windows", &windows.to_string()),
+            ("lag.tolerance", &tolerance.to_string()),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        LagMonitor::open(crate::consumer_config::parse_lag(&pairs).unwrap()).unwrap()
+    }
+
+    fn judge(m: &mut LagMonitor, total: i64) -> LagOutcome {
+        let mut o = LagOutcome {
+            total,
+            partitions: vec![],
+            growth: None,
+            growing_windows: 0,
+            elapsed: Duration::ZERO,
+            error: None,
+        };
+        m.verdict(&mut o);
+        o
+    }
+
+    #[test]
+    fn fails_only_after_growth_in_every_window() {
+        let mut m = monitor(3, 10);
+        for total in [0, 100, 200] {
+            assert!(judge(&mut m, total).error.is_none());
+        }
+        let o = judge(&mut m, 300);
+        assert_eq!((o.growth, o.growing_windows), (Some(100), 3));
+        let e = o.error.unwrap();
+        assert_eq!(e.code, LAG_GROWING);
+        assert!(e.message.contains("0 → 100 → 200 → 300"), "{}", e.message);
+        // A sample that does not grow by more than the tolerance resets the count.
+        let o = judge(&mut m, 305);
+        assert_eq!((o.growing_windows, o.error), (0, None));
+    }
+
+    #[test]
+    fn high_but_stable_lag_passes() {
+        let mut m = monitor(2, 0);
+        for total in [5000, 5000, 4000, 4500, 4400, 4400] {
+            let o = judge(&mut m, total);
+            assert!(o.error.is_none(), "{total}: {o:?}");
+        }
+    }
+
+    #[test]
+    fn partitions_text_marks_missing_commits() {
+        let o = LagOutcome {
+            total: 7,
+            partitions: vec![
+                PartitionLag { partition: 0, committed: Some(10), end: 12, lag: 2 },
+                PartitionLag { partition: 1, committed: None, end: 5, lag: 5 },
+            ],
+            growth: None,
+            growing_windows: 0,
+            elapsed: Duration::ZERO,
+            error: None,
+        };
+        assert_eq!(o.partitions_text(), "p0=2 p1=5(no commit)");
+    }
+}
