@@ -154,6 +154,11 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         .get("topic")
         .map(|t| t.to_string())
         .ok_or_else(|| EngineError::config("topic: missing; set the topic to send to"))?;
+    if !explicit.iter().any(|(k, _)| k == "bootstrap.servers") {
+        return Err(EngineError::config(
+            "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
+        ));
+    }
     let timeout_ms: u64 = number(&sampler, "timeout.ms", 3000, 1, 3_600_000)?;
     let messages_per_sample: u32 = number(&sampler, "messages.per.sample", 1, 1, 1_000_000)?;
     let policy = match sampler.get("policy") {
@@ -406,7 +411,7 @@ mod tests {
     use super::*;
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v = vec![("topic".to_string(), "t".to_string())];
+        let mut v = vec![("topic".to_string(), "t".to_string()), ("bootstrap.servers".to_string(), "b:9092".to_string())];
         v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         v
     }
@@ -507,5 +512,7 @@ mod tests {
     fn missing_topic_is_reported() {
         let m = parse(&[]).unwrap_err().message;
         assert!(m.starts_with("topic: missing"), "{m}");
+        let m = parse(&[("topic".into(), "t".into())]).unwrap_err().message;
+        assert!(m.starts_with("bootstrap.servers: missing"), "{m}");
     }
 }

@@ -114,6 +114,13 @@ struct Split<'a> {
 }
 
 fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'a>, EngineError> {
+    if !pairs.iter().any(|(k, v)| k.trim() == "bootstrap.servers" && !v.trim().is_empty())
+        && !pairs.iter().any(|(k, v)| k.trim() == "extra.properties" && v.contains("bootstrap.servers"))
+    {
+        return Err(EngineError::config(
+            "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
+        ));
+    }
     let mut sampler = BTreeMap::new();
     let mut explicit = Vec::new();
     for (key, value) in pairs {
@@ -282,7 +289,11 @@ fn translate_java_name(
         }
         // Security settings mean the same for every client: the producer's translation handles them.
         "sasl.jaas.config" | "ssl.truststore.location" | "ssl.truststore.type" | "ssl.truststore.password" => {
-            let pairs = [("topic".to_string(), "-".to_string()), (key.to_string(), value.to_string())];
+            let pairs = [
+                ("topic".to_string(), "-".to_string()),
+                ("bootstrap.servers".to_string(), "-".to_string()),
+                (key.to_string(), value.to_string()),
+            ];
             let producer = config::parse(&pairs)?;
             Ok(producer.client.into_iter().filter(|(k, _)| k.starts_with("sasl.") || k.starts_with("ssl.")).collect())
         }
@@ -365,7 +376,11 @@ mod tests {
     use super::*;
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v = vec![("topic".to_string(), "t".to_string()), ("group.id".to_string(), "g".to_string())];
+        let mut v = vec![
+            ("bootstrap.servers".to_string(), "127.0.0.1:9092".to_string()),
+            ("topic".to_string(), "t".to_string()),
+            ("group.id".to_string(), "g".to_string()),
+        ];
         v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         v
     }
@@ -439,8 +454,10 @@ mod tests {
         assert!(err(&[("max.records", "0")]).starts_with("max.records: '0' is not valid"));
         let m = err(&[("extra.properties", "fetch.wait.max.mss=5")]);
         assert!(m.contains("did you mean fetch.wait.max.ms?"), "{m}");
-        let m = parse_consumer(&[("topic".into(), "t".into())]).unwrap_err().message;
+        let m = parse_consumer(&pairs(&[])[..2]).unwrap_err().message;
         assert!(m.starts_with("group.id: missing"), "{m}");
+        let m = parse_consumer(&pairs(&[])[1..]).unwrap_err().message;
+        assert!(m.starts_with("bootstrap.servers: missing"), "{m}");
         assert!(err(&[("check.sequence", "yes")]).starts_with("check.sequence: 'yes'"));
     }
 
@@ -460,7 +477,7 @@ mod tests {
     fn lag_settings() {
         let s = parse_lag(&pairs(&[("lag.windows", "4"), ("lag.tolerance", "100")])).unwrap();
         assert_eq!((s.windows, s.tolerance, s.group.as_str()), (4, 100, "g"));
-        let m = parse_lag(&[("topic".into(), "t".into())]).unwrap_err().message;
+        let m = parse_lag(&pairs(&[])[..2]).unwrap_err().message;
         assert!(m.starts_with("group.id: missing"), "{m}");
         let m = parse_lag(&pairs(&[("lag.windows", "0")])).unwrap_err().message;
         assert!(m.starts_with("lag.windows: '0'"), "{m}");

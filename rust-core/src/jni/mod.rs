@@ -7,6 +7,8 @@
 //! - use of a closed handle → `IllegalStateException`,
 //! - a panic or JNI failure → `RuntimeException` naming the panic.
 
+pub mod consumer;
+pub mod lag;
 pub mod producer;
 
 use std::any::Any;

@@ -53,6 +53,13 @@ final class ProducerParameters {
             new Parameter("key", ""),
             new Parameter("headers", ""),                     // k=v;k2=v2
             new Parameter("partition", ""),
+            new Parameter("preflight", "warn"),               // fail | warn | off: broker, topic, partitions vs threads
+            new Parameter("topic.create", "false"),           // true: create the topic before load
+            new Parameter("topic.partitions", ""),            // with topic.create; blank: broker default
+            new Parameter("topic.replication", ""),           // with topic.create; blank: broker default
+            new Parameter("target.rate", ""),                 // samples/s per thread, scheduled; blank: unpaced
+            new Parameter("stamp.time", "false"),             // true: header kn.sent.us for end-to-end latency
+            new Parameter("audit", "false"),                  // true: audit headers, topic read back at test end
             new Parameter("extra.properties", ""));           // k=v separated by ';' or newlines
 
     private ProducerParameters() {

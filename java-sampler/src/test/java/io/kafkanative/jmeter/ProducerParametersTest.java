@@ -51,6 +51,13 @@ class ProducerParametersTest {
         expected.put("key", "");
         expected.put("headers", "");
         expected.put("partition", "");
+        expected.put("preflight", "warn");
+        expected.put("topic.create", "false");
+        expected.put("topic.partitions", "");
+        expected.put("topic.replication", "");
+        expected.put("target.rate", "");
+        expected.put("stamp.time", "false");
+        expected.put("audit", "false");
         expected.put("extra.properties", "");
 
         Arguments shown = new KafkaProducerSampler().getDefaultParameters();

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Parses the benchmark's run folders and renders target/bench/results.{json,md} (scripts/bench, issue 6).
+
+  report.py parse-run DIR     DIR/meta.json (written by scripts/bench) + the tool's outputs -> DIR/run.json
+  report.py render RUNS OUT   every RUNS/*/*/run.json -> OUT/results.json, OUT/results.md (medians over rounds)
+  report.py check OUT         quick-mode smoke check: one line per contender, then "N passed, N failed"
+
+Standard library only (the chart is bench/chart.py, run in a venv with matplotlib).
+
+Figures and where they come from:
+  records/s, MB/s    acknowledged records only, first send -> last ack, as each tool reports it:
+                     kafka-producer-perf-test's final line; the engine's JSON summary (kafka.summary.file) for our
+                     sampler and engine_bench; bench/jsr223/teardown.groovy's summary (same form) for JSR223.
+  latency p50/p99/p99.9   send -> ack per record (perf-test prints whole milliseconds; the others microseconds).
+  CPU s / 100k records    user+sys of the load-generating process (GNU time -v: the process and the children it
+                     waited for), whole process life (JVM start, JIT, teardown included), per 100,000 acked records.
+  CPU net of startup     the same minus the CPU of a 1-record run of the same contender (full mode only).
+  peak RSS           GNU time's maximum resident set size.
+  GC                 -Xlog:gc: sum of all "Pause ..." times, and the number of "Pause Full" events.
+"""
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+CONTENDERS = [
+    # id, label, JMeter run?
+    ("perf-test", "1 kafka-producer-perf-test (Java, async)", False),
+    ("jsr223", "2 JMeter + JSR223 Groovy, kafka-clients send().get()", True),
+    ("sampler", "3 JMeter + our sampler, 1 msg/sample", True),
+    ("sampler-batch", "4 JMeter + our sampler, batch", True),
+    ("engine", "5a our engine alone, 1 msg/sample", False),
+    ("engine-batch", "5b our engine alone, batch", False),
+]
+LABEL = {c[0]: c[1] for c in CONTENDERS}
+JVM = {"perf-test", "jsr223", "sampler", "sampler-batch"}
+
+PERF_LINE = re.compile(
+    r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, "
+    r"(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th\."
+)
+GC_PAUSE = re.compile(r"Pause .*?([\d.]+)ms\s*$")
+JMETER_SUMMARY = re.compile(r"^summary =\s+(\d+) in .*Err:\s+(\d+)")
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def parse_time(text):
+    """GNU time -v output -> dict (missing keys stay absent)."""
+    out = {}
+    m = re.search(r"User time \(seconds\): ([\d.]+)", text)
+    if m:
+        out["user_s"] = float(m.group(1))
+    m = re.search(r"System time \(seconds\): ([\d.]+)", text)
+    if m:
+        out["sys_s"] = float(m.group(1))
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+    if m:
+        out["rss_mb"] = int(m.group(1)) / 1024.0
+    m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", text)
+    if m:
+        secs = 0.0
+        for part in m.group(1).split(":"):
+            secs = secs * 60 + float(part)
+        out["wall_s"] = secs
+    m = re.search(r"Exit status: (\d+)", text)
+    if m:
+        out["exit_status"] = int(m.group(1))
+    if "user_s" in out and "sys_s" in out:
+        out["cpu_s"] = out["user_s"] + out["sys_s"]
+    return out
+
+
+def parse_gc(text):
+    if not text:
+        return {}
+    pauses = [float(m.group(1)) for line in text.splitlines() for m in [GC_PAUSE.search(line)] if m]
+    return {
+        "gc_pause_ms": round(sum(pauses), 1),
+        "gc_pauses": len(pauses),
+        "full_gcs": sum(1 for line in text.splitlines() if "Pause Full" in line),
+    }
+
+
+def parse_summary_json(path):
+    try:
+        with open(path) as f:
+            j = json.load(f)
+    except (OSError, ValueError):
+        return None
+    lat = j.get("latency_us", {})
+    return {
+        "acked": int(j["acked"]),
+        "failed": int(j.get("failed", 0)),
+        "records_per_sec": float(j["records_per_sec"]),
+        "mb_per_sec": float(j["mb_per_sec"]),
+        "p50_ms": lat.get("p50", 0) / 1000.0,
+        "p99_ms": lat.get("p99", 0) / 1000.0,
+        "p999_ms": lat.get("p999", 0) / 1000.0,
+        "latency_resolution": "µs",
+    }
+
+
+def parse_perf_line(text):
+    found = PERF_LINE.findall(text)
+    if not found:
+        return None
+    n, rps, mbps, _avg, _mx, p50, _p95, p99, p999 = found[-1]
+    return {
+        "acked": int(n),
+        "failed": 0,
+        "records_per_sec": float(rps),
+        "mb_per_sec": float(mbps),
+        "p50_ms": float(p50),
+        "p99_ms": float(p99),
+        "p999_ms": float(p999),
+        "latency_resolution": "ms",
+    }
+
+
+def parse_run(d):
+    meta = json.loads(read(os.path.join(d, "meta.json")))
+    run = dict(meta)
+    stdout = read(os.path.join(d, "stdout"))
+    stderr = read(os.path.join(d, "stderr"))
+    jlog = read(os.path.join(d, "jmeter.log"))
+    run.update(parse_time(read(os.path.join(d, "time.txt"))))
+    run.update(parse_gc(read(os.path.join(d, "gc.log"))))
+    contender = meta["contender"]
+    if contender == "perf-test":
+        figures = parse_perf_line(stdout)
+        if figures is not None:
+            # ProducerPerformance prints a stack trace per failed send; count them.
+            figures["failed"] = len(re.findall(r"^org\.apache\.kafka\.\S*Exception", stderr + stdout, re.M))
+    else:
+        figures = parse_summary_json(os.path.join(d, "summary.json"))
+    problems = []
+    if figures is None:
+        problems.append("no summary found (the tool did not finish its report)")
+    else:
+        run.update(figures)
+    all_text = stdout + stderr + jlog
+    run["oom"] = "OutOfMemoryError" in all_text or any(f.endswith(".hprof") for f in os.listdir(d))
+    if run["oom"]:
+        problems.append("OutOfMemoryError")
+    m = [JMETER_SUMMARY.search(line) for line in (stdout.splitlines())]
+    m = [x for x in m if x]
+    if m:
+        run["jmeter_samples"], run["jmeter_errors"] = int(m[-1].group(1)), int(m[-1].group(2))
+    rc = meta.get("rc", run.get("exit_status", 0))
+    if rc not in (0, None):
+        problems.append(f"exit code {rc}" + (" (timed out)" if rc in (124, 137) else ""))
+    if figures is not None:
+        if figures["acked"] <= 0:
+            problems.append("no record acknowledged")
+        if figures["failed"] > 0:
+            problems.append(f"{figures['failed']} record(s) failed")
+    if "cpu_s" in run and run.get("acked"):
+        run["cpu_s_per_100k"] = run["cpu_s"] / run["acked"] * 100000.0
+    run["ok"] = not problems and "cpu_s" in run
+    if "cpu_s" not in run:
+        problems.append("no CPU figures (time.txt)")
+    run["problems"] = problems
+    with open(os.path.join(d, "run.json"), "w") as f:
+        json.dump(run, f, indent=2, sort_keys=True)
+    return run
+
+
+def load_runs(runs_dir):
+    runs = []
+    for root, _dirs, files in os.walk(runs_dir):
+        if "run.json" in files:
+            runs.append(json.loads(read(os.path.join(root, "run.json"))))
+    return runs
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+METRICS = ["records_per_sec", "mb_per_sec", "p50_ms", "p99_ms", "p999_ms", "cpu_s", "cpu_s_per_100k",
+           "rss_mb", "gc_pause_ms", "full_gcs", "wall_s", "acked"]
+
+
+def aggregate(runs):
+    """{workload: {contender: {metric: median, ...}}} over the rounds that succeeded (round 0 = startup runs)."""
+    startup = {}
+    for r in runs:
+        if r.get("round") == 0 and r.get("ok") and "cpu_s" in r:
+            startup[r["contender"]] = r["cpu_s"]
+    workloads = {}
+    order = []
+    for r in runs:
+        if r.get("round") == 0:
+            continue
+        w = r["workload"]
+        if w not in workloads:
+            workloads[w] = {"settings": r.get("settings", {}), "contenders": {}}
+            order.append((r.get("workload_index", 0), w))
+        workloads[w]["contenders"].setdefault(r["contender"], []).append(r)
+    result = {"workloads": [], "startup_cpu_s": startup}
+    for _i, w in sorted(order):
+        entry = {"workload": w, "settings": workloads[w]["settings"], "contenders": {}}
+        for cid, _label, _jvm in CONTENDERS:
+            rs = workloads[w]["contenders"].get(cid, [])
+            ok = [r for r in rs if r.get("ok")]
+            agg = {m: median([r.get(m) for r in ok]) for m in METRICS}
+            agg["runs"] = len(rs)
+            agg["runs_ok"] = len(ok)
+            agg["oom"] = any(r.get("oom") for r in rs)
+            agg["full_gcs_max"] = max([r.get("full_gcs", 0) or 0 for r in rs], default=0) if cid in JVM else None
+            agg["problems"] = sorted({p for r in rs for p in r.get("problems", [])})
+            agg["threads"] = median([r.get("threads") for r in rs])
+            agg["messages_per_sample"] = median([r.get("messages_per_sample") for r in rs])
+            agg["latency_resolution"] = next((r.get("latency_resolution") for r in ok), None)
+            if cid in startup and agg["cpu_s"] is not None and agg["acked"]:
+                agg["cpu_s_per_100k_net"] = max(0.0, agg["cpu_s"] - startup[cid]) / agg["acked"] * 100000.0
+            else:
+                agg["cpu_s_per_100k_net"] = None
+            agg["rounds"] = [
+                {k: r.get(k) for k in ("round", "ok", "records_per_sec", "cpu_s_per_100k", "rss_mb", "problems")}
+                for r in sorted(rs, key=lambda r: r.get("round", 0))
+            ]
+            entry["contenders"][cid] = agg
+        base1 = entry["contenders"]["perf-test"]
+        base2 = entry["contenders"]["jsr223"]
+        for cid, agg in entry["contenders"].items():
+            agg["rps_vs_perf_test"] = ratio(agg["records_per_sec"], base1["records_per_sec"])
+            agg["rps_vs_jsr223"] = ratio(agg["records_per_sec"], base2["records_per_sec"])
+            agg["cpu_vs_perf_test"] = ratio(agg["cpu_s_per_100k"], base1["cpu_s_per_100k"])
+            agg["cpu_vs_jsr223"] = ratio(agg["cpu_s_per_100k"], base2["cpu_s_per_100k"])
+        entry["targets"] = targets(w, entry["contenders"])
+        result["workloads"].append(entry)
+    return result
+
+
+def targets(workload, c):
+    """The issue's targets (benchmark results, not assertions): (text, met or None when unknown)."""
+    out = []
+
+    def check(text, value):
+        out.append({"target": text, "met": None if value is None else bool(value)})
+
+    s, j, b, p = c["sampler"], c["jsr223"], c["sampler-batch"], c["perf-test"]
+    e1, eb = c["engine"], c["engine-batch"]
+    r = ratio(s["records_per_sec"], j["records_per_sec"])
+    check(f"sampler 1 msg/sample >= 1.3x JSR223 records/s ({fmt(r, 2)}x)", None if r is None else r >= 1.3)
+    r = ratio(s["cpu_s_per_100k"], j["cpu_s_per_100k"])
+    check(f"sampler 1 msg/sample CPU per record <= 0.5x JSR223 ({fmt(r, 2)}x)", None if r is None else r <= 0.5)
+    if workload.startswith("200B") or workload == "200B":
+        r = ratio(b["records_per_sec"], p["records_per_sec"])
+        check(f"batch mode >= 1.0x perf-test records/s at 200 B ({fmt(r, 2)}x)", None if r is None else r >= 1.0)
+    r = ratio(s["records_per_sec"], e1["records_per_sec"])
+    check(f"JMeter + sampler 1 msg/sample >= 0.9x engine alone ({fmt(r, 2)}x)", None if r is None else r >= 0.9)
+    r = ratio(b["records_per_sec"], eb["records_per_sec"])
+    check(f"JMeter + sampler batch >= 0.9x engine alone batch ({fmt(r, 2)}x)", None if r is None else r >= 0.9)
+    if workload.startswith("200KB"):
+        jm = [c[k] for k in ("jsr223", "sampler", "sampler-batch")]
+        survived = all(x["runs"] and not x["oom"] and x["runs_ok"] == x["runs"] for x in jm)
+        nofull = all((x["full_gcs_max"] or 0) == 0 for x in jm)
+        check("200 KB: every JMeter run finished without OutOfMemoryError", survived)
+        check("200 KB: no full GC in JMeter runs", nofull)
+    return out
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "–"
+    if isinstance(v, float) and math.isnan(v):
+        return "–"
+    if digits == 0:
+        return f"{v:,.0f}"
+    return f"{v:,.{digits}f}"
+
+
+def render_md(result, meta):
+    lines = ["# Benchmark: our sampler vs kafka-producer-perf-test vs JMeter + JSR223 (kafka-clients)", ""]
+    lines.append(f"Command: `{meta.get('command', 'scripts/bench')}`  ")
+    lines.append(f"Date: {meta.get('date', '?')}; host: {meta.get('host', '?')}; load average at start: "
+                 f"{meta.get('load_start', '?')}, at end: {meta.get('load_end', '?')}  ")
+    lines.append(f"Rounds: {meta.get('rounds')} (interleaved: every contender once per round, medians reported); "
+                 f"mode: {meta.get('mode')}")
+    lines.append("")
+    s = meta.get("settings", {})
+    lines.append("Settings for every contender: " + ", ".join(f"{k}={v}" for k, v in s.items()) +
+                 "; a fresh topic per run, created with `scripts/kafka topics --create` "
+                 f"({s.get('partitions', '?')} partitions, replication 1).")
+    lines.append("")
+    for entry in result["workloads"]:
+        ws = entry["settings"]
+        lines.append(f"## {entry['workload']}: {ws.get('record_size')} B records, {ws.get('threads')} threads, "
+                     f"JMeter heap {ws.get('jmeter_heap')}")
+        lines.append("")
+        lines.append("| contender | records/s | MB/s | × perf-test | × JSR223 | p50 ms | p99 ms | p99.9 ms | "
+                     "CPU s /100k rec | net of startup | CPU × JSR223 | peak RSS MB | GC pause ms | full GCs | runs ok |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for cid, label, jvm in CONTENDERS:
+            a = entry["contenders"][cid]
+            mps = a.get("messages_per_sample")
+            name = label
+            if cid.endswith("batch") and mps:
+                name += f" ({int(mps)} msg/sample)"
+            if cid == "perf-test":
+                name += " (1 producer)"
+            lat_digits = 0 if a.get("latency_resolution") == "ms" else 2
+            lines.append("| " + " | ".join([
+                name,
+                fmt(a["records_per_sec"]),
+                fmt(a["mb_per_sec"], 2),
+                fmt(a["rps_vs_perf_test"], 2),
+                fmt(a["rps_vs_jsr223"], 2),
+                fmt(a["p50_ms"], lat_digits),
+                fmt(a["p99_ms"], lat_digits),
+                fmt(a["p999_ms"], lat_digits),
+                fmt(a["cpu_s_per_100k"], 2),
+                fmt(a["cpu_s_per_100k_net"], 2),
+                fmt(a["cpu_vs_jsr223"], 2),
+                fmt(a["rss_mb"]),
+                fmt(a["gc_pause_ms"], 0) if jvm or cid == "perf-test" else "n/a",
+                (fmt(a["full_gcs_max"]) if a["full_gcs_max"] is not None else "n/a"),
+                f"{a['runs_ok']}/{a['runs']}" + (" OOM" if a["oom"] else ""),
+            ]) + " |")
+        lines.append("")
+        for t in entry["targets"]:
+            mark = {True: "met", False: "MISSED", None: "unknown"}[t["met"]]
+            lines.append(f"- target: {t['target']}: **{mark}**")
+        probs = {cid: a["problems"] for cid, a in entry["contenders"].items() if a["problems"]}
+        for cid, p in probs.items():
+            lines.append(f"- problems, {LABEL[cid]}: {'; '.join(p)}")
+        lines.append("")
+    lines += [
+        "Notes:",
+        "- records/s and MB/s count acknowledged records only, from the first send to the last ack "
+        "(kafka-producer-perf-test: its own final line). Medians over the rounds that succeeded.",
+        "- perf-test latencies are whole milliseconds (its own output); the others are µs histograms shown in ms.",
+        "- CPU is user+sys of the whole load-generator process (JVM start-up, JIT, Groovy compilation, teardown "
+        "included) per 100,000 acknowledged records; 'net of startup' subtracts a 1-record run of the same contender.",
+        "- kafka-producer-perf-test is one asynchronous producer (it has no thread option); the thread count applies "
+        "to the JMeter contenders and the engine alone. Batch mode: one sample = N messages sent together, then all acks awaited.",
+        "- The broker runs on the same 2 cores as the load generator: every figure is bounded by the broker's share "
+        "of the CPU as much as by the client.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    cmd = argv[1]
+    if cmd == "parse-run":
+        run = parse_run(argv[2])
+        state = "ok" if run["ok"] else "FAILED: " + "; ".join(run["problems"])
+        rps = run.get("records_per_sec")
+        print(f"  {run['contender']:<14} {fmt(rps):>10} rec/s  cpu {fmt(run.get('cpu_s'), 1)} s  "
+              f"rss {fmt(run.get('rss_mb'))} MB  {state}")
+        return 0
+    if cmd == "render":
+        runs_dir, out = argv[2], argv[3]
+        meta = json.loads(read(os.path.join(out, "bench-meta.json")) or "{}")
+        result = aggregate(load_runs(runs_dir))
+        result["meta"] = meta
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump(result, f, indent=2, sort_keys=True)
+        md = render_md(result, meta)
+        with open(os.path.join(out, "results.md"), "w") as f:
+            f.write(md)
+        print(md)
+        return 0
+    if cmd == "check":
+        out = argv[2]
+        result = json.loads(read(os.path.join(out, "results.json")) or "{}")
+        passed = failed = 0
+        for cid, label, _jvm in CONTENDERS:
+            bad = []
+            seen = False
+            for entry in result.get("workloads", []):
+                a = entry["contenders"].get(cid)
+                if not a or a["runs"] == 0:
+                    bad.append(f"{entry['workload']}: did not run")
+                    continue
+                seen = True
+                if a["runs_ok"] < a["runs"] or a["records_per_sec"] is None:
+                    bad.append(f"{entry['workload']}: " + "; ".join(a["problems"] or ["no figures"]))
+            if not seen:
+                bad.append("no run")
+            chart = os.path.join(out, "chart.png")
+            if not (os.path.exists(chart) and os.path.getsize(chart) > 0):
+                bad.append("chart.png missing")
+            if bad:
+                failed += 1
+                print(f"FAIL {label}: {' | '.join(bad)}")
+            else:
+                passed += 1
+                print(f"ok   {label}")
+        print(f"{passed} passed, {failed} failed")
+        return 0 if failed == 0 else 1
+    print(f"unknown command {cmd}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
