@@ -411,7 +411,8 @@ mod tests {
     use super::*;
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v = vec![("topic".to_string(), "t".to_string()), ("bootstrap.servers".to_string(), "b:9092".to_string())];
+        let mut v =
+            vec![("topic".to_string(), "t".to_string()), ("bootstrap.servers".to_string(), "b:9092".to_string())];
         v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         v
     }

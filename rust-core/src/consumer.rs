@@ -148,9 +148,9 @@ impl ConsumerHandle {
             config.set(k, v);
         }
         let ctx = Ctx { label: label.clone(), rebalance: Mutex::new(RebalanceState::default()) };
-        let consumer: BaseConsumer<Ctx> = config.create_with_context(ctx).map_err(|e| {
-            EngineError::config(format!("the consumer could not be created: {}", redact_kafka(&e)))
-        })?;
+        let consumer: BaseConsumer<Ctx> = config
+            .create_with_context(ctx)
+            .map_err(|e| EngineError::config(format!("the consumer could not be created: {}", redact_kafka(&e))))?;
         let partitions = topic_partitions(&consumer, &settings)?;
         let mut static_partitions = Vec::new();
         match &settings.assignment {
@@ -295,7 +295,8 @@ impl ConsumerHandle {
             }
             Err(e) => {
                 let mut err = EngineError::from_kafka(&e);
-                err.message = format!("committing the offsets to group '{}' failed: {}", self.settings.group, err.message);
+                err.message =
+                    format!("committing the offsets to group '{}' failed: {}", self.settings.group, err.message);
                 Err(err)
             }
         }

@@ -29,8 +29,16 @@ pub const CONSUMER_KEYS: &[&str] = &[
 ];
 
 /// Sampler keys of the lag monitor that are not librdkafka properties.
-pub const LAG_KEYS: &[&str] =
-    &["topic", "lag.windows", "lag.tolerance", "lag.variable", "timeout.ms", "extra.properties", "thread.number", "thread.count"];
+pub const LAG_KEYS: &[&str] = &[
+    "topic",
+    "lag.windows",
+    "lag.tolerance",
+    "lag.variable",
+    "timeout.ms",
+    "extra.properties",
+    "thread.number",
+    "thread.count",
+];
 
 /// Java consumer names that are translated, dropped or explained (see [`translate_java_name`]).
 const JAVA_ONLY_KEYS: &[&str] = &[
@@ -405,7 +413,10 @@ mod tests {
     #[test]
     fn commit_modes_set_librdkafka_properties() {
         let s = parse_consumer(&pairs(&[("commit", "sync")])).unwrap();
-        assert_eq!((s.client["enable.auto.commit"].as_str(), s.client["enable.auto.offset.store"].as_str()), ("false", "true"));
+        assert_eq!(
+            (s.client["enable.auto.commit"].as_str(), s.client["enable.auto.offset.store"].as_str()),
+            ("false", "true")
+        );
         let s = parse_consumer(&pairs(&[("commit", "none")])).unwrap();
         assert_eq!(s.client["enable.auto.offset.store"], "false");
         assert!(err(&[("commit", "always")]).starts_with("commit: 'always' is not valid"));

@@ -326,7 +326,12 @@ mod tests {
         t.record_poll_start(start);
         t.samples = 1;
         for i in 0..4 {
-            t.record(i, 1024 * 256, Some((1500 + i as i64 * 1000, LatencySource::Header)), start + Duration::from_secs(1));
+            t.record(
+                i,
+                1024 * 256,
+                Some((1500 + i as i64 * 1000, LatencySource::Header)),
+                start + Duration::from_secs(1),
+            );
         }
         t.rebalance_time = Duration::from_millis(200);
         let row = t.perf_row();

@@ -144,7 +144,8 @@ impl LagMonitor {
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
         let metadata = self.consumer.fetch_metadata(None, s.timeout).map_err(|e| {
             let mut err = EngineError::from_kafka(&e);
-            err.message = format!("no broker at {servers} answered within {} ms ({})", s.timeout.as_millis(), err.message);
+            err.message =
+                format!("no broker at {servers} answered within {} ms ({})", s.timeout.as_millis(), err.message);
             err
         })?;
         let mut ids: Vec<i32> = metadata

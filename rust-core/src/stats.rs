@@ -270,7 +270,7 @@ pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::
     if let Some(target) = &totals.audit {
         // A second of slack: message timestamps come from the producer's clock, the run start from ours.
         let since = run_start_ms.saturating_sub(1000);
-        match audit::read_back(target, &run_id, since, &totals.acked_seqs) {
+        match audit::read_back(target, &run_id, since, Some(&totals.acked_seqs)) {
             Ok(report) => {
                 text.push('\n');
                 text.push_str(&report.line());

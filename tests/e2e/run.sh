@@ -50,11 +50,51 @@ baseline() {
     [[ "$(topic_messages "$topic")" == 1000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 1000"; return 1; }
 }
 
-batch() {
+# Issue 4's acceptance run: 100,000 messages in batch samples, audited. JTL sample counts = summary acked =
+# audit found = the topic's offsets, with no duplicates and nothing missing.
+batch_audit() {
   local topic="e2e-batch-$RANDOM$RANDOM"
-  run_plan batch -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jmessages.per.sample=100 -Jlinger.ms=5 -Jrecord.size=200 &&
-    python3 tests/e2e/jtl_check.py "$out/batch.jtl" --rows 100 --messages 10000 --all-ok --summary "$out/batch-summary.json" &&
-    [[ "$(topic_messages "$topic")" == 10000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 10000"; return 1; }
+  run_plan batch -Jkafka.topic="$topic" -Jthreads=4 -Jloops=250 -Jmessages.per.sample=100 -Jlinger.ms=5 \
+    -Jrecord.size=200 -Jaudit=true -Jpolicy=reliability -Jacks=all &&
+    python3 tests/e2e/jtl_check.py "$out/batch.jtl" --rows 1000 --messages 100000 --all-ok --summary "$out/batch-summary.json" &&
+    grep -Eq '^audit of run [0-9a-f-]+: 100000 acked, 100000 found, 0 missing, 0 duplicates, 0 unexpected' "$out/batch.out" &&
+    python3 - "$out/batch-summary.json" <<'PY' &&
+import json, sys
+s = json.load(open(sys.argv[1]))
+a = s["audit"]
+assert (a["found"], a["duplicates"], a["missing"], a["unexpected"]) == (100000, 0, 0, 0), a
+assert s["acked"] == 100000 and sum(s["per_partition"].values()) == 100000, s
+print("summary and audit agree:", a)
+PY
+    [[ "$(topic_messages "$topic")" == 100000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 100000"; return 1; }
+  # The same audit on demand, from the run id in the summary.
+  local run_id
+  run_id="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run_id"])' "$out/batch-summary.json")"
+  scripts/audit --topic "$topic" --run-id "$run_id" | tee "$out/audit.out" &&
+    grep -q "100000 found, 0 missing, 0 duplicates" "$out/audit.out"
+}
+
+# Failures are counted exactly: every oversized message fails with the broker's or the client's reason.
+oversized() {
+  local topic="e2e-big-$RANDOM$RANDOM"
+  run_plan big -Jkafka.topic="$topic" -Jthreads=2 -Jloops=5 -Jrecord.size=2000000
+  python3 - "$out/big.jtl" "$out/big-summary.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 10, f"{len(rows)} rows"
+assert all(r["success"] == "false" and r["responseCode"] == "MSG_SIZE_TOO_LARGE" for r in rows), rows[0]
+s = json.load(open(sys.argv[2]))
+assert (s["sent"], s["acked"], s["failed"], s["errors"]) == (10, 0, 10, {"MSG_SIZE_TOO_LARGE": 10}), s
+print("oversized ok:", rows[0]["responseMessage"])
+PY
+}
+
+# The pre-flight check warns (once) when threads outnumber the topic's partitions, and the test still runs.
+preflight_warns() {
+  local topic="e2e-few-$RANDOM$RANDOM"
+  run_plan few -Jkafka.topic="$topic" -Jthreads=4 -Jloops=5 -Jtopic.partitions=2 &&
+    python3 tests/e2e/jtl_check.py "$out/few.jtl" --rows 20 --all-ok &&
+    [[ "$(grep -c 'pre-flight: topic .* has 2 partition(s) for 4 producing threads' "$out/few.log")" == 1 ]]
 }
 
 # A plan with a mistake stops at once with one readable failed sample per thread, not thousands.
@@ -72,7 +112,9 @@ PY
 }
 
 check "baseline plan: 1000 rows OK = summary = topic, dashboard written" baseline
-check "batch mode: 100 samples x 100 messages = 10000 in the topic" batch
+check "batch mode, audited: 100,000 messages = JTL counts = summary = audit = topic" batch_audit
+check "oversized messages: 10 failures, each MSG_SIZE_TOO_LARGE, counted exactly" oversized
+check "pre-flight warns once when threads outnumber partitions" preflight_warns
 check "bad parameter: one clear failed sample, test stopped" bad_config
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,346 @@
+//! The consumer engine and the lag monitor against the real broker: exactly-once consumption by a group, static
+//! assignment without rebalances, end-to-end latency, the sequence check, the lag verdict.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use common::{bootstrap, new_topic, settings};
+use kafka_native::consumer::{ConsumerHandle, PollOutcome};
+use kafka_native::consumer_config::{parse_consumer, parse_lag, ConsumerSettings, LagSettings};
+use kafka_native::lag::{LagMonitor, GROUP_NOT_FOUND, LAG_GROWING};
+use kafka_native::producer::ProducerHandle;
+use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::producer::DefaultProducerContext;
+use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
+use rdkafka::ClientConfig;
+
+fn group(name: &str) -> String {
+    format!("rust-group-{name}-{}-{}", std::process::id(), fastrand::u32(..))
+}
+
+fn pairs(topic: &str, group: &str, extra: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("bootstrap.servers".to_string(), bootstrap()),
+        ("topic".to_string(), topic.to_string()),
+        ("group.id".to_string(), group.to_string()),
+    ];
+    v.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    v
+}
+
+fn consumer_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerSettings {
+    parse_consumer(&pairs(topic, group, extra)).unwrap_or_else(|e| panic!("bad consumer settings: {e}"))
+}
+
+fn lag_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> LagSettings {
+    parse_lag(&pairs(topic, group, extra)).unwrap_or_else(|e| panic!("bad lag settings: {e}"))
+}
+
+/// Produces `samples` × `per_sample` messages with send-time and audit headers; returns the acked count.
+fn produce(topic: &str, samples: u32, per_sample: u32) -> u64 {
+    let per = per_sample.to_string();
+    let mut p = ProducerHandle::open(settings(
+        topic,
+        &[
+            ("messages.per.sample", &per),
+            ("record.size", "100"),
+            ("key.mode", "sequence"),
+            ("stamp.time", "true"),
+            ("audit", "true"),
+        ],
+    ))
+    .unwrap();
+    let acked: u64 = (0..samples).map(|_| p.send(None).acked as u64).sum();
+    p.close(Duration::from_secs(5));
+    acked
+}
+
+/// Polls until `expected` records arrived in total or `limit` passed; returns the outcomes.
+fn consume(c: &mut ConsumerHandle, expected: u64, limit: Duration) -> Vec<PollOutcome> {
+    let until = Instant::now() + limit;
+    let mut outcomes = Vec::new();
+    let mut total = 0u64;
+    while total < expected && Instant::now() < until {
+        let o = c.poll();
+        total += o.records as u64;
+        outcomes.push(o);
+    }
+    outcomes
+}
+
+fn records(outcomes: &[PollOutcome]) -> u64 {
+    outcomes.iter().map(|o| o.records as u64).sum()
+}
+
+#[test]
+fn every_produced_message_is_consumed_exactly_once_by_the_group() {
+    let topic = new_topic("c-once", 4);
+    let group = group("once");
+    let acked = produce(&topic, 10, 200);
+    assert_eq!(acked, 2000);
+
+    let extra = [("commit", "sync"), ("check.sequence", "true"), ("max.records", "300"), ("thread.count", "2")];
+    let mut handles: Vec<ConsumerHandle> = (1..=2)
+        .map(|n| {
+            let mut e = extra.to_vec();
+            let n = n.to_string();
+            e.push(("thread.number", &n));
+            ConsumerHandle::open(consumer_settings(&topic, &group, &e)).unwrap()
+        })
+        .collect();
+    let mut total = 0;
+    let until = Instant::now() + Duration::from_secs(30);
+    while total < acked && Instant::now() < until {
+        for h in &mut handles {
+            let o = h.poll();
+            assert!(o.error.is_none(), "{o:?}");
+            assert!(o.records <= 300);
+            assert_eq!(o.check_failures, 0);
+            total += o.records as u64;
+        }
+    }
+    assert_eq!(total, acked, "every acked message consumed once");
+    for h in &mut handles {
+        assert!(h.close().starts_with("closed: "), "close report");
+    }
+
+    // The group committed everything: a new consumer of the same group finds nothing left.
+    let mut again = ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "1500")])).unwrap();
+    let o = again.poll();
+    assert_eq!(o.records, 0, "already consumed by the group: {o:?}");
+    assert!(o.error.is_none(), "EMPTY is not an error by default: {o:?}");
+    again.close();
+}
+
+#[test]
+fn static_assignment_of_six_partitions_to_three_threads_never_rebalances() {
+    let topic = new_topic("c-static", 6);
+    let group = group("static");
+    let acked = produce(&topic, 6, 100);
+    let ends = kafka_native::admin::end_offsets(&bootstrap(), &topic, Duration::from_secs(5)).unwrap();
+    let threads: Vec<_> = (1..=3)
+        .map(|n| {
+            let (topic, group) = (topic.clone(), group.clone());
+            // Thread n of 3 reads partitions n-1 and n+2.
+            let expected = (ends[n - 1] + ends[n + 2]) as u64;
+            std::thread::spawn(move || {
+                let n = n.to_string();
+                let s = consumer_settings(&topic, &group, &[("thread.number", &n), ("thread.count", "3")]);
+                let mut c = ConsumerHandle::open(s).unwrap();
+                let outcomes = consume(&mut c, expected, Duration::from_secs(20));
+                // Drain a little longer: nothing more may arrive (no partition is shared).
+                let extra = c.poll().records;
+                let last = outcomes.last().cloned().unwrap();
+                c.close();
+                assert_eq!(records(&outcomes) + extra as u64, expected);
+                (records(&outcomes) + extra as u64, last.rebalances, last.assigned)
+            })
+        })
+        .collect();
+    let results: Vec<(u64, u64, u32)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    for (n, rebalances, assigned) in &results {
+        assert_eq!((*rebalances, *assigned), (0, 2), "{results:?}");
+        assert!(*n > 0, "keys spread the messages over every partition: {results:?}");
+    }
+    assert_eq!(results.iter().map(|r| r.0).sum::<u64>(), acked, "{results:?}");
+}
+
+#[test]
+fn end_to_end_latency_is_positive_and_bounded() {
+    let topic = new_topic("c-e2e", 1);
+    let group = group("e2e");
+    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "200")])).unwrap();
+    // The consumer is assigned before the messages are sent: the latency is the pipeline's, not a backlog's.
+    c.poll();
+    let acked = produce(&topic, 5, 10);
+    let outcomes = consume(&mut c, acked, Duration::from_secs(10));
+    assert_eq!(records(&outcomes), acked);
+    for o in outcomes.iter().filter(|o| o.records > 0) {
+        let (mean, max) = (o.e2e_mean_us.unwrap(), o.e2e_max_us.unwrap());
+        assert!(mean > 0 && mean <= max, "{o:?}");
+        assert!(max < 5_000_000, "more than 5 s from producer to consumer: {o:?}");
+        assert!(o.bytes >= 100 * o.records as u64, "values of 100 bytes plus headers: {o:?}");
+    }
+    c.close();
+}
+
+#[test]
+fn subscribe_mode_joins_the_group_and_counts_the_rebalance() {
+    let topic = new_topic("c-subscribe", 2);
+    let group = group("subscribe");
+    let acked = produce(&topic, 1, 50);
+    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group, &[("assignment", "subscribe")])).unwrap();
+    let outcomes = consume(&mut c, acked, Duration::from_secs(30));
+    assert_eq!(records(&outcomes), acked);
+    let last = outcomes.last().unwrap();
+    assert!(last.rebalances >= 1 && last.assigned == 2, "{last:?}");
+    let report = c.close();
+    assert!(report.contains("1 rebalance(s)") || report.contains("rebalance(s) taking"), "{report}");
+}
+
+/// Writes messages with hand-made audit headers: (pid, seq) pairs, None = no headers at all.
+fn produce_raw(topic: &str, items: &[Option<(&str, u64)>]) {
+    let p: ThreadedProducer<DefaultProducerContext> =
+        ClientConfig::new().set("bootstrap.servers", bootstrap()).create().unwrap();
+    for item in items {
+        let mut r = BaseRecord::<(), [u8]>::to(topic).payload(b"x".as_slice()).partition(0);
+        if let Some((pid, seq)) = item {
+            let seq = seq.to_be_bytes();
+            r = r.headers(
+                OwnedHeaders::new()
+                    .insert(Header { key: "kn.run", value: Some("run") })
+                    .insert(Header { key: "kn.pid", value: Some(*pid) })
+                    .insert(Header { key: "kn.seq", value: Some(&seq) }),
+            );
+        }
+        p.send(r).map_err(|(e, _)| e).unwrap();
+    }
+    p.flush(Duration::from_secs(5)).unwrap();
+}
+
+#[test]
+fn sequence_check_reports_duplicates_and_missing_headers() {
+    let topic = new_topic("c-seq", 1);
+    let group = group("seq");
+    produce_raw(&topic, &[Some(("a", 0)), Some(("b", 0)), Some(("a", 1)), Some(("a", 1)), Some(("b", 2)), None]);
+    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group, &[("check.sequence", "true")])).unwrap();
+    let outcomes = consume(&mut c, 6, Duration::from_secs(10));
+    assert_eq!(records(&outcomes), 6);
+    let failures: u32 = outcomes.iter().map(|o| o.check_failures).sum();
+    assert_eq!(failures, 2, "one duplicate, one record without headers: {outcomes:?}");
+    let e = outcomes.iter().find_map(|o| o.error.clone()).unwrap();
+    assert_eq!(e.code, "SEQUENCE_ERROR");
+    assert!(e.message.contains("sequence 1 after 1: a duplicate"), "{e}");
+    c.close();
+}
+
+#[test]
+fn regex_check_keeps_the_values_for_java() {
+    let topic = new_topic("c-values", 1);
+    produce_raw(&topic, &[None, None]);
+    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group("values"), &[("check.regex", "x")])).unwrap();
+    let outcomes = consume(&mut c, 2, Duration::from_secs(10));
+    assert_eq!(outcomes.last().unwrap().records as usize, c.values().len());
+    assert!(c.values().iter().all(|v| v == "x"), "{:?}", c.values());
+    c.close();
+}
+
+#[test]
+fn missing_topic_and_unknown_partition_are_clear_errors() {
+    let s = consumer_settings("no-such-topic-kafka-native", &group("missing"), &[("timeout.ms", "1000")]);
+    let e = ConsumerHandle::open(s).err().unwrap();
+    assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART");
+    assert!(e.message.contains("topic 'no-such-topic-kafka-native' does not exist"), "{e}");
+
+    let topic = new_topic("c-partition", 2);
+    let e = ConsumerHandle::open(consumer_settings(&topic, &group("p"), &[("assignment", "0,5")])).err().unwrap();
+    assert!(e.message.contains("partition 5 does not exist"), "{e}");
+}
+
+#[test]
+fn empty_poll_waits_the_timeout_and_interrupt_ends_it_early() {
+    let topic = new_topic("c-empty", 1);
+    let mut c = ConsumerHandle::open(consumer_settings(
+        &topic,
+        &group("empty"),
+        &[("poll.timeout.ms", "500"), ("fail.on.empty", "true")],
+    ))
+    .unwrap();
+    let o = c.poll();
+    assert_eq!(o.error.as_ref().map(|e| e.code.as_str()), Some("EMPTY"), "{o:?}");
+    assert!(o.elapsed >= Duration::from_millis(490), "{o:?}");
+
+    let mut c =
+        ConsumerHandle::open(consumer_settings(&topic, &group("interrupt"), &[("poll.timeout.ms", "20000")])).unwrap();
+    let flag = c.interrupter();
+    let waker = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        flag.store(true, Ordering::Release);
+    });
+    let start = Instant::now();
+    let o = c.poll();
+    waker.join().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+    assert_eq!(o.error.unwrap().code, "INTERRUPTED");
+    c.close();
+}
+
+#[test]
+fn lag_is_end_minus_committed_per_partition() {
+    let topic = new_topic("c-lag", 2);
+    let group = group("lag");
+    let acked = produce(&topic, 4, 50);
+    assert_eq!(acked, 200);
+
+    let e = LagMonitor::open(lag_settings(&topic, &group, &[])).unwrap().sample().error.unwrap();
+    assert_eq!(e.code, GROUP_NOT_FOUND, "{e}");
+    assert!(e.message.contains(&format!("consumer group '{group}' does not exist")), "{e}");
+    let e = LagMonitor::open(lag_settings("no-such-topic-kafka-native", &group, &[])).unwrap().sample().error.unwrap();
+    assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART", "{e}");
+
+    // Consume one partition completely and commit: its lag is 0, the other's is all of it.
+    let mut c =
+        ConsumerHandle::open(consumer_settings(&topic, &group, &[("assignment", "0"), ("commit", "sync")])).unwrap();
+    let ends = kafka_native::admin::end_offsets(&bootstrap(), &topic, Duration::from_secs(5)).unwrap();
+    consume(&mut c, ends[0] as u64, Duration::from_secs(10));
+    c.close();
+    let mut m = LagMonitor::open(lag_settings(&topic, &group, &[])).unwrap();
+    let o = m.sample();
+    assert!(o.error.is_none(), "{o:?}");
+    assert_eq!(o.partitions[0].lag, 0, "{o:?}");
+    assert_eq!(o.partitions[0].committed, Some(ends[0]));
+    assert_eq!((o.partitions[1].lag, o.partitions[1].committed), (ends[1], None));
+    assert_eq!(o.total, ends[1]);
+    assert_eq!(o.partitions_text(), format!("p0=0 p1={}(no commit)", ends[1]));
+}
+
+#[test]
+fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
+    let topic = new_topic("c-verdict", 1);
+    let group = group("verdict");
+    let mut producer =
+        ProducerHandle::open(settings(&topic, &[("messages.per.sample", "100"), ("record.size", "10")])).unwrap();
+    let mut consumer = ConsumerHandle::open(consumer_settings(
+        &topic,
+        &group,
+        &[("commit", "sync"), ("max.records", "10"), ("poll.timeout.ms", "200")],
+    ))
+    .unwrap();
+    let mut monitor =
+        LagMonitor::open(lag_settings(&topic, &group, &[("lag.windows", "3"), ("lag.tolerance", "20")])).unwrap();
+
+    // Throttled: 100 produced, at most 10 consumed per round.
+    let mut verdicts = Vec::new();
+    for _ in 0..5 {
+        assert_eq!(producer.send(None).acked, 100);
+        consumer.poll();
+        verdicts.push(monitor.sample());
+    }
+    let failed: Vec<_> = verdicts.iter().filter_map(|o| o.error.as_ref()).collect();
+    assert!(!failed.is_empty() && failed.iter().all(|e| e.code == LAG_GROWING), "{verdicts:?}");
+    assert!(verdicts[0].error.is_none() && verdicts[3].error.is_some(), "{verdicts:?}");
+
+    // Keeping up: everything produced is consumed before the next sample.
+    let mut keep_up = ConsumerHandle::open(consumer_settings(
+        &topic,
+        &group,
+        &[("commit", "sync"), ("max.records", "5000"), ("poll.timeout.ms", "500")],
+    ))
+    .unwrap();
+    for round in 0..5 {
+        assert_eq!(producer.send(None).acked, 100);
+        let end: i64 = kafka_native::admin::end_offsets(&bootstrap(), &topic, Duration::from_secs(5)).unwrap()[0];
+        let until = Instant::now() + Duration::from_secs(10);
+        while monitor.sample().total > 0 && Instant::now() < until {
+            keep_up.poll();
+        }
+        let o = monitor.sample();
+        assert!(o.error.is_none(), "round {round}: {o:?}");
+        assert_eq!((o.total, o.partitions[0].committed), (0, Some(end)), "round {round}: {o:?}");
+    }
+    consumer.close();
+    keep_up.close();
+    producer.close(Duration::from_secs(5));
+}

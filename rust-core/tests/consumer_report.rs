@@ -1,0 +1,72 @@
+//! The consumers' end-of-test report: one process, so no other test's handles merge into the run.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{bootstrap, new_topic, settings};
+use kafka_native::consumer::ConsumerHandle;
+use kafka_native::consumer_config::parse_consumer;
+use kafka_native::consumer_stats::{self, PERF_HEADER};
+use kafka_native::producer::ProducerHandle;
+
+#[test]
+fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
+    let topic = new_topic("c-report", 2);
+    let mut p = ProducerHandle::open(settings(
+        &topic,
+        &[("messages.per.sample", "150"), ("record.size", "1000"), ("stamp.time", "true"), ("key.mode", "sequence")],
+    ))
+    .unwrap();
+    assert_eq!(p.send(None).acked, 150);
+    p.close(Duration::from_secs(5));
+
+    let group = format!("rust-report-{}-{}", std::process::id(), fastrand::u32(..));
+    let mut total = 0;
+    for n in ["1", "2"] {
+        let pairs: Vec<(String, String)> = [
+            ("bootstrap.servers", bootstrap().as_str()),
+            ("topic", &topic),
+            ("group.id", &group),
+            ("thread.number", n),
+            ("thread.count", "2"),
+            ("poll.timeout.ms", "1500"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let mut c = ConsumerHandle::open(parse_consumer(&pairs).unwrap()).unwrap();
+        loop {
+            let o = c.poll();
+            if o.records == 0 {
+                break;
+            }
+            total += o.records;
+        }
+        c.close();
+    }
+    assert_eq!(total, 150);
+
+    let path = std::env::temp_dir().join(format!("kn-consumer-summary-{}.json", std::process::id()));
+    let report = consumer_stats::write_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let lines: Vec<&str> = report.lines().collect();
+    assert_eq!(lines.len(), 3, "{report}");
+    assert_eq!(lines[0], PERF_HEADER);
+    let row: Vec<&str> = lines[1].split(", ").collect();
+    assert_eq!(row.len(), 10, "{report}");
+    assert_eq!(row[4], "150", "data.consumed.in.nMsg: {report}");
+    assert_eq!(row[6], "0", "static assignment: no rebalance time: {report}");
+    assert!(lines[2].starts_with("end-to-end latency: 150 records, avg "), "{report}");
+    assert!(lines[2].contains("(150 from kn.sent.us headers)"), "{report}");
+
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(json["records"], 150);
+    assert_eq!(json["consumers"], 2);
+    assert_eq!(json["rebalances"], 0);
+    assert_eq!(json["perf"]["data.consumed.in.nMsg"], 150);
+    assert!(json["e2e_latency_us"]["p50"].as_u64().unwrap() > 0);
+    assert_eq!(json["perf_header"], PERF_HEADER);
+    std::fs::remove_file(&path).ok();
+    // The run is reset for the next test.
+    assert!(consumer_stats::write_report(None).unwrap().is_none());
+}
