@@ -175,7 +175,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         }
     };
     let partition = match sampler.get("partition") {
-        Some(_) => Some(number(&sampler, "partition", 0, 0, i32::MAX as i64)? as i32),
+        Some(_) => Some(number(&sampler, "partition", 0, 0, i32::MAX as i64)?),
         None => None,
     };
     let headers = match sampler.get("headers") {
@@ -219,8 +219,8 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
     let topic_create = match flag(&sampler, "topic.create")? {
         false => None,
         true => Some((
-            number(&sampler, "topic.partitions", -1, -1, 1_000_000)? as i32,
-            number(&sampler, "topic.replication", -1, -1, 1000)? as i32,
+            number(&sampler, "topic.partitions", -1, -1, 1_000_000)?,
+            number(&sampler, "topic.replication", -1, -1, 1000)?,
         )),
     };
     let stamp_time = flag(&sampler, "stamp.time")?;
@@ -230,7 +230,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None => None,
         Some(raw) => match raw.parse::<f64>() {
             Ok(r) if r > 0.0 && r.is_finite() => Some(r),
-            Ok(r) if r == 0.0 => None,
+            Ok(0.0) => None,
             _ => {
                 return Err(EngineError::config(format!(
                     "target.rate: '{raw}' is not valid; use samples per second per thread (e.g. 50 or 0.5), or 0 for no pacing"

@@ -208,47 +208,6 @@ pub fn take_run() -> Totals {
     std::mem::take(&mut *RUN.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn perf_line_has_the_kafka_tool_form() {
-        let mut t = Totals::default();
-        let start = Instant::now();
-        t.record_send(start);
-        t.record_send(start);
-        t.record_ack(Duration::from_micros(1500), 100, 0, start + Duration::from_millis(500));
-        t.record_ack(Duration::from_micros(2500), 100, 1, start + Duration::from_secs(1));
-        let line = t.perf_line();
-        assert!(
-            line.starts_with(
-                "2 records sent, 2.0 records/sec (0.00 MB/sec), 2.00 ms avg latency, 2.50 ms max latency, "
-            ),
-            "{line}"
-        );
-        assert!(line.ends_with(" ms 99.9th."), "{line}");
-        let j = t.to_json();
-        assert_eq!(j["acked"], 2);
-        assert_eq!(j["per_partition"]["1"], 1);
-    }
-
-    #[test]
-    fn merge_adds_counts_and_latencies() {
-        let now = Instant::now();
-        let mut a = Totals::default();
-        a.record_ack(Duration::from_micros(100), 1, 0, now);
-        let mut b = Totals::default();
-        b.record_failure("MSG_TIMED_OUT");
-        b.record_ack(Duration::from_micros(900), 1, 0, now);
-        a.merge(&b);
-        assert_eq!((a.acked, a.failed), (2, 1));
-        assert_eq!(a.errors["MSG_TIMED_OUT"], 1);
-        assert_eq!(a.per_partition[&0], 2);
-        assert_eq!(a.latency_us.len(), 2);
-    }
-}
-
 /// Adds retries counted by a producer (from librdkafka's statistics) when it closes.
 pub fn add_retries(retries: u64) {
     RUN.lock().unwrap_or_else(|p| p.into_inner()).retries += retries;
@@ -292,4 +251,45 @@ pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::
         })?;
     }
     Ok(Some(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perf_line_has_the_kafka_tool_form() {
+        let mut t = Totals::default();
+        let start = Instant::now();
+        t.record_send(start);
+        t.record_send(start);
+        t.record_ack(Duration::from_micros(1500), 100, 0, start + Duration::from_millis(500));
+        t.record_ack(Duration::from_micros(2500), 100, 1, start + Duration::from_secs(1));
+        let line = t.perf_line();
+        assert!(
+            line.starts_with(
+                "2 records sent, 2.0 records/sec (0.00 MB/sec), 2.00 ms avg latency, 2.50 ms max latency, "
+            ),
+            "{line}"
+        );
+        assert!(line.ends_with(" ms 99.9th."), "{line}");
+        let j = t.to_json();
+        assert_eq!(j["acked"], 2);
+        assert_eq!(j["per_partition"]["1"], 1);
+    }
+
+    #[test]
+    fn merge_adds_counts_and_latencies() {
+        let now = Instant::now();
+        let mut a = Totals::default();
+        a.record_ack(Duration::from_micros(100), 1, 0, now);
+        let mut b = Totals::default();
+        b.record_failure("MSG_TIMED_OUT");
+        b.record_ack(Duration::from_micros(900), 1, 0, now);
+        a.merge(&b);
+        assert_eq!((a.acked, a.failed), (2, 1));
+        assert_eq!(a.errors["MSG_TIMED_OUT"], 1);
+        assert_eq!(a.per_partition[&0], 2);
+        assert_eq!(a.latency_us.len(), 2);
+    }
 }

@@ -59,9 +59,11 @@ public class KafkaConsumerSampler extends AbstractJavaSamplerClient implements I
     public void setupTest(JavaSamplerContext context) {
         stopOnEmpty = ConsumerParameters.stopOnEmpty(context);
         pollTimeoutMs = context.getLongParameter("poll.timeout.ms", 1000);
+        boolean loaded = false;
         try {
             checkRegex = ConsumerParameters.checkRegex(context);
             NativeLibrary.load();
+            loaded = true;
             long opened = NativeConsumer.open(ProducerParameters.engineConfig(context));
             synchronized (pollLock) {
                 synchronized (interruptLock) {
@@ -74,7 +76,9 @@ public class KafkaConsumerSampler extends AbstractJavaSamplerClient implements I
             setupError = EngineError.parse(e.getMessage() != null ? e.getMessage() : e.toString(), "CONFIG_ERROR");
             LOG.error("{}: {}: {}", label(context), setupError.code(), setupError.message());
         }
-        EngineLogs.forward(NativeLibraryLogs.drain(setupError == null), LOG);
+        if (loaded) {
+            EngineLogs.forward(NativeConsumer.drainLogs(), LOG); // the assignment, warnings about the settings
+        }
     }
 
     @Override
