@@ -22,7 +22,10 @@ public class ConsumerSampleResult extends KafkaSampleResult {
         setLatency(e2eMean < 0 ? 0 : Math.round(e2eMean / 1000.0));
         long records = out[NativeConsumer.RECORDS];
         setSampleCount((int) Math.max(1, records));
+        // JMeter's bytes column is headers + body size, falling back to the response data's length when both are 0:
+        // the body size is the records' size, and an empty sample has no response data.
         setBytes(out[NativeConsumer.BYTES]);
+        setBodySize(out[NativeConsumer.BYTES]);
         setSentBytes(0);
         String data = "records=" + records + " bytes=" + out[NativeConsumer.BYTES]
                 + " partition=" + out[NativeConsumer.PARTITION] + " offset=" + out[NativeConsumer.OFFSET]
@@ -37,8 +40,8 @@ public class ConsumerSampleResult extends KafkaSampleResult {
             } else {
                 setResponseCode("OK");
                 setResponseMessage(summary(out));
+                setResponseData(data, StandardCharsets.UTF_8.name());
             }
-            setResponseData(data, StandardCharsets.UTF_8.name());
         } else {
             EngineError first = EngineError.parse(error, "POLL_FAILED");
             setSuccessful(false);

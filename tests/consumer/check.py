@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Checks a consumer/end-to-end run the way a user reads it: the JTL (CSV) and the engine's JSON summaries.
+
+Usage: check.py JTL [--consumer-summary F] [--producer-summary F] [--records N] [--match-producer]
+                    [--no-rebalance] [--latency-below-ms MS] [--lag ok|growing] [--codes CODE,...]
+  --records N          the consumers consumed exactly N records (summary and JTL agree)
+  --match-producer     consumed records == the producers' acked count (exactly once, nothing lost)
+  --no-rebalance       the consumer summary counts no rebalance
+  --latency-below-ms   end-to-end latency: p50 > 0 and p99 below MS
+  --lag ok             every lag sample passed and the kafka.lag column holds numbers, the last one 0
+  --lag growing        at least one lag sample failed with LAG_GROWING
+  --codes              the consume samples' response codes are all among these (default OK,EMPTY)
+Prints one line of figures; exits 1 with the reason on the first mismatch.
+"""
+import argparse
+import csv
+import json
+import re
+import sys
+
+
+def fail(why):
+    print(f"check failed: {why}")
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("jtl")
+    ap.add_argument("--consumer-summary")
+    ap.add_argument("--producer-summary")
+    ap.add_argument("--records", type=int)
+    ap.add_argument("--match-producer", action="store_true")
+    ap.add_argument("--no-rebalance", action="store_true")
+    ap.add_argument("--latency-below-ms", type=float)
+    ap.add_argument("--lag", choices=["ok", "growing"])
+    ap.add_argument("--codes", default="OK,EMPTY")
+    args = ap.parse_args()
+
+    with open(args.jtl, newline="") as f:
+        rows = list(csv.DictReader(f))
+    consume = [r for r in rows if r["label"] == "kafka-consume"]
+    lag = [r for r in rows if r["label"] == "kafka-lag"]
+    if not consume:
+        fail("no kafka-consume rows in the JTL")
+    codes = set(args.codes.split(","))
+    bad = [r for r in consume if r["responseCode"] not in codes]
+    if bad:
+        fail(f"{len(bad)} consume rows with other codes than {sorted(codes)}, first: {bad[0]['responseCode']} {bad[0]['responseMessage']}")
+    jtl_records = 0
+    for r in consume:
+        m = re.match(r"(\d+) records?", r["responseMessage"])
+        jtl_records += int(m.group(1)) if m else 0
+    figures = [f"{len(consume)} consume rows, {jtl_records} records in the JTL"]
+
+    summary = None
+    if args.consumer_summary:
+        with open(args.consumer_summary) as f:
+            summary = json.load(f)
+        if summary["records"] != jtl_records:
+            fail(f"consumer summary says {summary['records']} records, the JTL {jtl_records}")
+        if summary["check_failures"] != 0:
+            fail(f"{summary['check_failures']} records failed the content check")
+        for key in ("perf_header", "perf_row", "e2e_line"):
+            if key not in summary:
+                fail(f"consumer summary lacks {key}")
+        figures.append(f"{summary['perf']['nMsg.sec']:.0f} records/s")
+    if args.records is not None and jtl_records != args.records:
+        fail(f"{jtl_records} records consumed, expected {args.records}")
+    if args.match_producer:
+        with open(args.producer_summary) as f:
+            producer = json.load(f)
+        if producer["acked"] != jtl_records:
+            fail(f"producers acked {producer['acked']}, consumers consumed {jtl_records}")
+        figures.append(f"producers acked {producer['acked']}")
+    if args.no_rebalance and summary["rebalances"] != 0:
+        fail(f"{summary['rebalances']} rebalances with static assignment")
+    if args.latency_below_ms is not None:
+        e2e = summary["e2e_latency_us"]
+        if not e2e["count"] or e2e["p50"] <= 0 or e2e["p99"] / 1000 >= args.latency_below_ms:
+            fail(f"end-to-end latency out of bounds: {e2e}")
+        figures.append(f"e2e p50 {e2e['p50'] / 1000:.1f} ms, p99 {e2e['p99'] / 1000:.1f} ms")
+    if args.lag:
+        if not lag:
+            fail("no kafka-lag rows in the JTL")
+        if "kafka.lag" not in lag[0]:
+            fail("no kafka.lag column: run with -Jsample_variables=kafka.lag")
+        growing = [r for r in lag if r["responseCode"] == "LAG_GROWING"]
+        if args.lag == "ok":
+            bad = [r for r in lag if r["responseCode"] != "OK"]
+            if bad:
+                fail(f"{len(bad)} lag rows failed, first: {bad[0]['responseCode']} {bad[0]['responseMessage']}")
+            if not all(r["kafka.lag"].isdigit() for r in lag):
+                fail(f"kafka.lag column: {[r['kafka.lag'] for r in lag]}")
+            if lag[-1]["kafka.lag"] != "0":
+                fail(f"the consumers did not catch up: last lag {lag[-1]['kafka.lag']}")
+        elif not growing:
+            fail(f"no LAG_GROWING verdict; lag column: {[r['kafka.lag'] for r in lag]}")
+        figures.append(f"lag samples {len(lag)} ({len(growing)} LAG_GROWING), lag column {[r['kafka.lag'] for r in lag]}")
+    print("check ok: " + ", ".join(figures))
+
+
+if __name__ == "__main__":
+    main()
