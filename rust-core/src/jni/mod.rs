@@ -51,20 +51,20 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowPolicy {
         _cap: &mut (),
         err: BridgeError,
     ) -> jni::errors::Result<T> {
-        match err {
+        let thrown = match err {
             // A Java exception is already pending: let it propagate as is.
-            BridgeError::Jni(JniError::JavaException) => {}
+            BridgeError::Jni(JniError::JavaException) => Ok(()),
             BridgeError::Engine(e) => env.throw_new(
                 jni_str!("java/lang/IllegalArgumentException"),
                 JNIString::new(format!("{}\t{}", e.code, e.message)),
-            )?,
-            BridgeError::State(m) => env.throw_new(jni_str!("java/lang/IllegalStateException"), JNIString::new(m))?,
+            ),
+            BridgeError::State(m) => env.throw_new(jni_str!("java/lang/IllegalStateException"), JNIString::new(m)),
             BridgeError::Jni(e) => env.throw_new(
                 jni_str!("java/lang/RuntimeException"),
                 JNIString::new(format!("kafka-native JNI error: {e}")),
-            )?,
-        }
-        Ok(T::default())
+            ),
+        };
+        thrown_or_default(thrown)
     }
 
     fn on_panic<'unowned_env_local: 'native_method, 'native_method>(
@@ -72,14 +72,21 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowPolicy {
         _cap: &mut (),
         payload: Box<dyn Any + Send + 'static>,
     ) -> jni::errors::Result<T> {
-        env.throw_new(
+        thrown_or_default(env.throw_new(
             jni_str!("java/lang/RuntimeException"),
             JNIString::new(format!(
                 "internal error in the kafka-native engine (please report): {}",
                 panic_text(&*payload)
             )),
-        )?;
-        Ok(T::default())
+        ))
+    }
+}
+
+/// `throw_new` reports success as `Err(JavaException)` ("an exception is now pending"): both mean thrown.
+fn thrown_or_default<T: Default>(thrown: jni::errors::Result<()>) -> jni::errors::Result<T> {
+    match thrown {
+        Ok(()) | Err(JniError::JavaException) => Ok(T::default()),
+        Err(e) => Err(e),
     }
 }
 
