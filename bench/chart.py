@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from report import CONTENDERS  # noqa: E402
 

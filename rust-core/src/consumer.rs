@@ -24,7 +24,7 @@ use rdkafka::{ClientContext, Offset, TopicPartitionList};
 use crate::audit::{PRODUCER_HEADER, RUN_HEADER, SENT_US_HEADER, SEQ_HEADER};
 use crate::consumer_config::{self, Assignment, Commit, ConsumerSettings};
 use crate::consumer_stats::{self, ConsumerTotals, LatencySource};
-use crate::error::{EngineError, INTERRUPTED};
+use crate::error::{redact_kafka, EngineError, INTERRUPTED};
 
 /// Code of a sample that got no record within `poll.timeout.ms`.
 pub const EMPTY: &str = "EMPTY";
@@ -566,12 +566,4 @@ fn consumer_error(e: &KafkaError, settings: &ConsumerSettings) -> EngineError {
         err.message = format!("topic '{}': {}", settings.topic, err.message);
     }
     err
-}
-
-/// librdkafka's configuration errors may quote values (passwords): keep only the property's name.
-pub(crate) fn redact_kafka(e: &KafkaError) -> String {
-    match e {
-        KafkaError::ClientConfig(_, _, key, _) => format!("invalid value for {key}"),
-        other => other.to_string(),
-    }
 }

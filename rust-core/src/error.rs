@@ -48,6 +48,14 @@ impl fmt::Display for EngineError {
 
 impl std::error::Error for EngineError {}
 
+/// librdkafka's configuration errors may quote values (passwords): keep only the property's name.
+pub fn redact_kafka(e: &KafkaError) -> String {
+    match e {
+        KafkaError::ClientConfig(_, _, key, _) => format!("invalid value for {key}"),
+        other => other.to_string(),
+    }
+}
+
 /// The librdkafka error name without its leading underscores: `_MSG_TIMED_OUT` becomes `MSG_TIMED_OUT`.
 pub fn error_name(code: RDKafkaErrorCode) -> String {
     let Ok(raw) = rdkafka::types::RDKafkaRespErr::try_from(code as i32) else {

@@ -81,7 +81,7 @@ impl LagMonitor {
             config.set(k, v);
         }
         let consumer: BaseConsumer = config.create().map_err(|e| {
-            EngineError::config(format!("the lag monitor could not be created: {}", crate::consumer::redact_kafka(&e)))
+            EngineError::config(format!("the lag monitor could not be created: {}", crate::error::redact_kafka(&e)))
         })?;
         Ok(LagMonitor { consumer, settings, history: VecDeque::new() })
     }

@@ -27,7 +27,7 @@ use rdkafka::ClientContext;
 use crate::admin;
 use crate::audit::{self, AuditTarget, SeqSet};
 use crate::config::{Preflight, ProducerSettings, Scope};
-use crate::error::{EngineError, INTERRUPTED, MSG_TIMED_OUT};
+use crate::error::{redact_kafka, EngineError, INTERRUPTED, MSG_TIMED_OUT};
 use crate::payload::PayloadGen;
 use crate::stats::{self, Totals};
 
@@ -209,14 +209,6 @@ fn create_producer(settings: &ProducerSettings) -> Result<Arc<KafkaProducer>, En
         preflight(&producer, settings)?;
     }
     Ok(producer)
-}
-
-/// librdkafka's configuration errors may quote values; keep only the kind of error for those.
-fn redact_kafka(e: &KafkaError) -> String {
-    match e {
-        KafkaError::ClientConfig(_, _, key, _) => format!("invalid value for {key}"),
-        other => other.to_string(),
-    }
 }
 
 /// Once per producer, before load: the broker answers and the topic exists. Asking for all topics'

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use jni::objects::{JClass, JLongArray, JObjectArray, JString};
 use jni::sys::jlong;
-use jni::{Env, EnvUnowned};
+use jni::EnvUnowned;
 
-use super::{BridgeError, ThrowPolicy};
+use super::{borrow_handle, config_pairs, error_text, new_string, BridgeError, ThrowPolicy};
 use crate::consumer::ConsumerHandle;
 use crate::{consumer_config, consumer_stats, logsink};
 
@@ -21,35 +21,8 @@ struct Native {
 }
 
 fn native<'a>(handle: jlong) -> Result<&'a Native, BridgeError> {
-    if handle == 0 {
-        return Err(BridgeError::State("the Kafka consumer is closed".into()));
-    }
-    // SAFETY: non-zero handles come from `open` and stay valid until `close` (see module docs).
-    Ok(unsafe { &*(handle as *const Native) })
-}
-
-/// `[k0, v0, k1, v1, ...]` from Java into pairs (a null becomes an empty string, which the parsers skip).
-pub(super) fn config_pairs(
-    env: &mut Env,
-    config: &JObjectArray<JString>,
-) -> Result<Vec<(String, String)>, BridgeError> {
-    let len = config.len(env)?;
-    let mut pairs = Vec::with_capacity(len / 2);
-    for i in (0..len.saturating_sub(1)).step_by(2) {
-        let k = config.get_element(env, i)?;
-        let v = config.get_element(env, i + 1)?;
-        let k = if k.is_null() { String::new() } else { k.try_to_string(env)? };
-        let v = if v.is_null() { String::new() } else { v.try_to_string(env)? };
-        pairs.push((k, v));
-    }
-    Ok(pairs)
-}
-
-pub(super) fn new_string<'l>(env: &mut Env<'l>, s: Option<String>) -> Result<JString<'l>, BridgeError> {
-    Ok(match s {
-        Some(s) => env.new_string(s)?,
-        None => JString::default(),
-    })
+    // SAFETY: handles come from `open` below and stay valid until `close` (see module docs).
+    unsafe { borrow_handle(handle, "Kafka consumer") }
 }
 
 #[unsafe(no_mangle)]
@@ -96,7 +69,7 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_poll<'l>(
             logsink::pending() as jlong,
         ];
         out.set_region(env, 0, &numbers)?;
-        new_string(env, outcome.error.map(|e| format!("{}\t{}", e.code, e.message)))
+        new_string(env, outcome.error.map(error_text))
     })
     .resolve::<ThrowPolicy>()
 }

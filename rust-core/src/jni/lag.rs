@@ -9,8 +9,7 @@ use jni::objects::{JClass, JLongArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::EnvUnowned;
 
-use super::consumer::{config_pairs, new_string};
-use super::{BridgeError, ThrowPolicy};
+use super::{borrow_handle, config_pairs, new_string, BridgeError, ThrowPolicy};
 use crate::lag::LagMonitor;
 use crate::{consumer_config, logsink};
 
@@ -42,11 +41,8 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_sample<'l>(
     out: JLongArray<'l>,
 ) -> JString<'l> {
     env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        if handle == 0 {
-            return Err(BridgeError::State("the lag monitor is closed".into()));
-        }
-        // SAFETY: non-zero handles come from `open` and stay valid until `close` (see module docs).
-        let native = unsafe { &*(handle as *const Native) };
+        // SAFETY: handles come from `open` above and stay valid until `close` (see module docs).
+        let native: &Native = unsafe { borrow_handle(handle, "lag monitor")? };
         let outcome = native.lock().unwrap_or_else(|p| p.into_inner()).sample();
         let numbers: [jlong; OUT_LEN] = [
             outcome.total,

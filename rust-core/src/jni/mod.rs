@@ -14,7 +14,9 @@ pub mod producer;
 use std::any::Any;
 
 use jni::errors::{Error as JniError, ErrorPolicy};
+use jni::objects::{JObjectArray, JString};
 use jni::strings::JNIString;
+use jni::sys::jlong;
 use jni::{jni_str, Env};
 
 use crate::error::EngineError;
@@ -54,10 +56,9 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowPolicy {
         let thrown = match err {
             // A Java exception is already pending: let it propagate as is.
             BridgeError::Jni(JniError::JavaException) => Ok(()),
-            BridgeError::Engine(e) => env.throw_new(
-                jni_str!("java/lang/IllegalArgumentException"),
-                JNIString::new(format!("{}\t{}", e.code, e.message)),
-            ),
+            BridgeError::Engine(e) => {
+                env.throw_new(jni_str!("java/lang/IllegalArgumentException"), JNIString::new(error_text(e)))
+            }
             BridgeError::State(m) => env.throw_new(jni_str!("java/lang/IllegalStateException"), JNIString::new(m)),
             BridgeError::Jni(e) => env.throw_new(
                 jni_str!("java/lang/RuntimeException"),
@@ -88,6 +89,48 @@ fn thrown_or_default<T: Default>(thrown: jni::errors::Result<()>) -> jni::errors
         Ok(()) | Err(JniError::JavaException) => Ok(T::default()),
         Err(e) => Err(e),
     }
+}
+
+/// The object behind a `long` handle from an `open` call; `what` names it in the error for a closed (0) handle.
+///
+/// # Safety
+/// `handle` must be 0 or a pointer from `Box::into_raw(Box<T>)` that has not been freed yet. The Java classes
+/// guarantee this: they zero their handle field before calling `close`, under the same lock as the calls that use it.
+pub(crate) unsafe fn borrow_handle<'a, T>(handle: jlong, what: &str) -> Result<&'a T, BridgeError> {
+    if handle == 0 {
+        return Err(BridgeError::State(format!("the {what} is closed")));
+    }
+    Ok(&*(handle as *const T))
+}
+
+/// `[k0, v0, k1, v1, ...]` from Java into pairs (a null becomes an empty string, which the parsers skip).
+pub(crate) fn config_pairs(
+    env: &mut Env,
+    config: &JObjectArray<JString>,
+) -> Result<Vec<(String, String)>, BridgeError> {
+    let len = config.len(env)?;
+    let mut pairs = Vec::with_capacity(len / 2);
+    for i in (0..len.saturating_sub(1)).step_by(2) {
+        let k = config.get_element(env, i)?;
+        let v = config.get_element(env, i + 1)?;
+        let k = if k.is_null() { String::new() } else { k.try_to_string(env)? };
+        let v = if v.is_null() { String::new() } else { v.try_to_string(env)? };
+        pairs.push((k, v));
+    }
+    Ok(pairs)
+}
+
+/// A Java string, or null for None.
+pub(crate) fn new_string<'l>(env: &mut Env<'l>, s: Option<String>) -> Result<JString<'l>, BridgeError> {
+    Ok(match s {
+        Some(s) => env.new_string(s)?,
+        None => JString::default(),
+    })
+}
+
+/// An engine error as the Java side reads it: `CODE\tmessage`.
+pub(crate) fn error_text(e: EngineError) -> String {
+    format!("{}\t{}", e.code, e.message)
 }
 
 /// The text of a panic, whether it was raised with a literal (`&str`) or with `format!` (`String`).

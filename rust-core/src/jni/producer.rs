@@ -10,7 +10,7 @@ use jni::objects::{JClass, JLongArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::{Env, EnvUnowned};
 
-use super::{BridgeError, ThrowPolicy};
+use super::{borrow_handle, config_pairs, error_text, new_string, BridgeError, ThrowPolicy};
 use crate::producer::{ProducerHandle, Slot};
 use crate::{config, logsink, stats};
 
@@ -23,11 +23,8 @@ struct Native {
 }
 
 fn native<'a>(handle: jlong) -> Result<&'a Native, BridgeError> {
-    if handle == 0 {
-        return Err(BridgeError::State("the Kafka producer is closed".into()));
-    }
-    // SAFETY: non-zero handles come from `open` and stay valid until `close` (see module docs).
-    Ok(unsafe { &*(handle as *const Native) })
+    // SAFETY: handles come from `open` below and stay valid until `close` (see module docs).
+    unsafe { borrow_handle(handle, "Kafka producer") }
 }
 
 fn opt_string(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
@@ -35,13 +32,6 @@ fn opt_string(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
         return Ok(None);
     }
     Ok(Some(s.try_to_string(env)?))
-}
-
-fn new_string<'l>(env: &mut Env<'l>, s: Option<String>) -> Result<JString<'l>, BridgeError> {
-    Ok(match s {
-        Some(s) => env.new_string(s)?,
-        None => JString::default(),
-    })
 }
 
 #[unsafe(no_mangle)]
@@ -52,14 +42,7 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_open<'l>(
 ) -> jlong {
     env.with_env(|env| -> Result<jlong, BridgeError> {
         logsink::install();
-        let len = config.len(env)?;
-        let mut pairs = Vec::with_capacity(len / 2);
-        for i in (0..len.saturating_sub(1)).step_by(2) {
-            let k = config.get_element(env, i)?;
-            let v = config.get_element(env, i + 1)?;
-            let (k, v) = (opt_string(env, &k)?, opt_string(env, &v)?);
-            pairs.push((k.unwrap_or_default(), v.unwrap_or_default()));
-        }
+        let pairs = config_pairs(env, &config)?;
         let settings = config::parse(&pairs)?;
         let handle = ProducerHandle::open(settings)?;
         let native = Box::new(Native { slot: handle.slot(), handle: Mutex::new(handle) });
@@ -102,7 +85,7 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
             logsink::pending() as jlong,
         ];
         out.set_region(env, 0, &numbers)?;
-        new_string(env, outcome.error.map(|e| format!("{}\t{}", e.code, e.message)))
+        new_string(env, outcome.error.map(error_text))
     })
     .resolve::<ThrowPolicy>()
 }

@@ -105,7 +105,7 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
             }
         }
         if (out[NativeProducer.LOG_LINES_WAITING] > 0) {
-            forwardEngineLogs();
+            EngineLogs.forward(NativeProducer.drainLogs(), LOG);
         }
         return result;
     }
@@ -141,7 +141,7 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
         }
         try {
             LOG.info("{}: {}", label(context), NativeProducer.close(closing, flushMs));
-            forwardEngineLogs();
+            EngineLogs.forward(NativeProducer.drainLogs(), LOG);
         } catch (RuntimeException e) {
             LOG.error("{}: closing the Kafka producer failed: {}", label(context), e.getMessage());
         }
@@ -167,24 +167,5 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
     /** Same as JMeter's own JavaTest: the element's name (JMeter fills it in if empty). */
     private static String label(JavaSamplerContext context) {
         return context.getParameter(TestElement.NAME, "");
-    }
-
-    /** Moves the engine's and librdkafka's queued log lines ("LEVEL\tmessage") into JMeter's log. */
-    static void forwardEngineLogs() {
-        String lines = NativeProducer.drainLogs();
-        if (lines == null) {
-            return;
-        }
-        for (String line : lines.split("\n")) {
-            int tab = line.indexOf('\t');
-            String level = tab < 0 ? "" : line.substring(0, tab);
-            String message = line.substring(tab + 1);
-            switch (level) {
-                case "ERROR" -> LOG.error(message);
-                case "WARN" -> LOG.warn(message);
-                case "DEBUG" -> LOG.debug(message);
-                default -> LOG.info(message);
-            }
-        }
     }
 }
