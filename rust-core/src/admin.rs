@@ -3,6 +3,7 @@
 //! These run once per test (never per message), so blocking on librdkafka's admin futures with a
 //! minimal executor is fine and spares the engine an async runtime.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
@@ -13,23 +14,29 @@ use rdkafka::ClientConfig;
 
 use crate::error::EngineError;
 
-fn client_config(bootstrap: &str) -> ClientConfig {
+/// `connection`: brokers and security settings (see [`crate::config::connection_properties`]), so that
+/// administration works on secured clusters too.
+fn client_config(connection: &BTreeMap<String, String>) -> ClientConfig {
     let mut c = ClientConfig::new();
-    c.set("bootstrap.servers", bootstrap);
+    for (k, v) in connection {
+        c.set(k, v);
+    }
     c
 }
 
 /// Creates `topic` with the given partitions and replication factor; an existing topic is left as it is
 /// and reported with `Ok(false)`.
 pub fn create_topic(
-    bootstrap: &str,
+    connection: &BTreeMap<String, String>,
     topic: &str,
     partitions: i32,
     replication: i32,
     timeout: Duration,
 ) -> Result<bool, EngineError> {
     let admin: AdminClient<DefaultClientContext> =
-        client_config(bootstrap).create().map_err(|e| EngineError::from_kafka(&e))?;
+        client_config(connection).create().map_err(|e| EngineError::from_kafka(&e))?;
+    // Creating many partitions can take the controller a few seconds on a busy machine: allow at least 30 s.
+    let timeout = timeout.max(Duration::from_secs(30));
     let opts = AdminOptions::new().operation_timeout(Some(timeout)).request_timeout(Some(timeout));
     let new_topic = NewTopic::new(topic, partitions, TopicReplication::Fixed(replication));
     let results = futures_executor::block_on(admin.create_topics([&new_topic], &opts))
@@ -46,8 +53,12 @@ pub fn create_topic(
 }
 
 /// The end offset (high watermark) of every partition of `topic`, by partition number.
-pub fn end_offsets(bootstrap: &str, topic: &str, timeout: Duration) -> Result<Vec<i64>, EngineError> {
-    let consumer: BaseConsumer = client_config(bootstrap).create().map_err(|e| EngineError::from_kafka(&e))?;
+pub fn end_offsets(
+    connection: &BTreeMap<String, String>,
+    topic: &str,
+    timeout: Duration,
+) -> Result<Vec<i64>, EngineError> {
+    let consumer: BaseConsumer = client_config(connection).create().map_err(|e| EngineError::from_kafka(&e))?;
     let metadata = consumer.fetch_metadata(Some(topic), timeout).map_err(|e| EngineError::from_kafka(&e))?;
     let partitions = metadata
         .topics()

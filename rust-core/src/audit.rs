@@ -20,6 +20,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 use serde_json::{json, Value};
 
+use crate::config::connection_properties;
 use crate::error::EngineError;
 
 pub const RUN_HEADER: &str = "kn.run";
@@ -114,20 +115,9 @@ pub struct AuditTarget {
 }
 
 impl AuditTarget {
-    /// Keeps the properties a consumer understands: where the brokers are and how to authenticate.
+    /// Keeps the properties a consumer needs: where the brokers are and how to authenticate.
     pub fn new(producer_client: &BTreeMap<String, String>, topic: &str, timeout: Duration) -> AuditTarget {
-        let client = producer_client
-            .iter()
-            .filter(|(k, _)| {
-                k.as_str() == "bootstrap.servers"
-                    || k.starts_with("security.")
-                    || k.starts_with("sasl.")
-                    || k.starts_with("ssl.")
-                    || k.starts_with("broker.address")
-            })
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        AuditTarget { client, topic: topic.to_string(), timeout }
+        AuditTarget { client: connection_properties(producer_client), topic: topic.to_string(), timeout }
     }
 }
 

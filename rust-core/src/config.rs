@@ -116,6 +116,19 @@ impl ProducerSettings {
     }
 }
 
+/// The properties any client needs to reach the cluster (brokers and security), without producer settings:
+/// for the admin client, the audit's consumer and the like.
+pub fn connection_properties(client: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    client
+        .iter()
+        .filter(|(k, _)| {
+            k.as_str() == "bootstrap.servers"
+                || ["security.", "sasl.", "ssl.", "broker.address"].iter().any(|prefix| k.starts_with(prefix))
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
 /// True for properties whose value must never appear in a message or a log.
 pub fn is_secret(key: &str) -> bool {
     let key = key.to_ascii_lowercase();

@@ -26,7 +26,7 @@ use rdkafka::ClientContext;
 
 use crate::admin;
 use crate::audit::{self, AuditTarget, SeqSet};
-use crate::config::{Preflight, ProducerSettings, Scope};
+use crate::config::{self, Preflight, ProducerSettings, Scope};
 use crate::error::{redact_kafka, EngineError, INTERRUPTED, MSG_TIMED_OUT};
 use crate::payload::PayloadGen;
 use crate::stats::{self, Totals};
@@ -197,8 +197,8 @@ fn create_producer(settings: &ProducerSettings) -> Result<Arc<KafkaProducer>, En
         .map_err(|e| EngineError::config(format!("the producer could not be created: {}", redact_kafka(&e))))?;
     let producer = Arc::new(KafkaProducer { inner });
     if let Some((partitions, replication)) = settings.topic_create {
-        let bootstrap = settings.client.get("bootstrap.servers").map(String::as_str).unwrap_or_default();
-        if admin::create_topic(bootstrap, &settings.topic, partitions, replication, settings.timeout)? {
+        let connection = config::connection_properties(&settings.client);
+        if admin::create_topic(&connection, &settings.topic, partitions, replication, settings.timeout)? {
             log::info!(
                 "created topic '{}' with {partitions} partitions, replication {replication} (-1 = broker default)",
                 settings.topic

@@ -119,7 +119,7 @@ fn static_assignment_of_six_partitions_to_three_threads_never_rebalances() {
     let topic = new_topic("c-static", 6);
     let group = group("static");
     let acked = produce(&topic, 6, 100);
-    let ends = kafka_native::admin::end_offsets(&bootstrap(), &topic, Duration::from_secs(5)).unwrap();
+    let ends = kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
     let threads: Vec<_> = (1..=3)
         .map(|n| {
             let (topic, group) = (topic.clone(), group.clone());
@@ -292,7 +292,7 @@ fn lag_is_end_minus_committed_per_partition() {
     // Consume one partition completely and commit: its lag is 0, the other's is all of it.
     let mut c =
         ConsumerHandle::open(consumer_settings(&topic, &group, &[("assignment", "0"), ("commit", "sync")])).unwrap();
-    let ends = kafka_native::admin::end_offsets(&bootstrap(), &topic, Duration::from_secs(5)).unwrap();
+    let ends = kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
     consume(&mut c, ends[0] as u64, Duration::from_secs(10));
     c.close();
     let mut m = LagMonitor::open(lag_settings(&topic, &group, &[])).unwrap();
@@ -340,7 +340,8 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
     .unwrap();
     for round in 0..5 {
         assert_eq!(producer.send(None).acked, 100);
-        let end: i64 = kafka_native::admin::end_offsets(&bootstrap(), &topic, Duration::from_secs(5)).unwrap()[0];
+        let end: i64 =
+            kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap()[0];
         let until = Instant::now() + Duration::from_secs(10);
         while monitor.sample().total > 0 && Instant::now() < until {
             keep_up.poll();

@@ -165,7 +165,7 @@ fn topic_create_makes_the_topic_with_the_partitions_asked() {
     .unwrap();
     assert_eq!(p.send(None).acked, 1);
     p.close(Duration::from_secs(5));
-    let offsets = kafka_native::admin::end_offsets(&common::bootstrap(), &topic, Duration::from_secs(10)).unwrap();
+    let offsets = kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(10)).unwrap();
     assert_eq!(offsets.len(), 5);
     assert_eq!(offsets.iter().sum::<i64>(), 1);
 }

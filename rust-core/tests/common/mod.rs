@@ -6,6 +6,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kafka_native::{admin, config};
 
+/// Connection properties for the admin helpers: the local broker, no security.
+pub fn connection() -> std::collections::BTreeMap<String, String> {
+    std::collections::BTreeMap::from([("bootstrap.servers".to_string(), bootstrap())])
+}
+
 pub fn bootstrap() -> String {
     std::env::var("KAFKA_BOOTSTRAP").unwrap_or_else(|_| "127.0.0.1:9092".to_string())
 }
@@ -15,7 +20,7 @@ pub fn new_topic(name: &str, partitions: i32) -> String {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
     let topic = format!("rust-{name}-{nanos}");
     let created =
-        admin::create_topic(&bootstrap(), &topic, partitions, 1, Duration::from_secs(10)).unwrap_or_else(|e| {
+        admin::create_topic(&connection(), &topic, partitions, 1, Duration::from_secs(10)).unwrap_or_else(|e| {
             panic!("cannot create topic {topic} on {} (is `scripts/kafka start` running?): {e}", bootstrap())
         });
     assert!(created);
@@ -29,5 +34,5 @@ pub fn settings(topic: &str, extra: &[(&str, &str)]) -> config::ProducerSettings
 }
 
 pub fn total_messages(topic: &str) -> i64 {
-    admin::end_offsets(&bootstrap(), topic, Duration::from_secs(10)).unwrap().iter().sum()
+    admin::end_offsets(&connection(), topic, Duration::from_secs(10)).unwrap().iter().sum()
 }
