@@ -111,10 +111,43 @@ print("bad config ok:", rows[0]["responseMessage"])
 PY
 }
 
+# SASL_SSL with SCRAM-SHA-512 (the broker must run with `scripts/kafka start --secure`): the right password
+# sends, a wrong one fails with an authentication error, and neither password appears in the JTL or the logs.
+# Passwords go in a properties file (-q): JMeter itself logs every -J value.
+secure() {
+  local creds="$root/target/kafka/secure/credentials.env"
+  [[ -f "$creds" ]] || { echo "no $creds: start the broker with scripts/kafka start --secure"; return 1; }
+  # shellcheck disable=SC1090
+  source "$creds"
+  local topic="e2e-secure-$RANDOM$RANDOM" wrong="wrong-$RANDOM$RANDOM"
+  local sasl="security.protocol=SASL_SSL;sasl.mechanism=SCRAM-SHA-512;sasl.username=$KAFKA_SECURE_USER;ssl.ca.location=$KAFKA_CA_PEM"
+  printf 'extra.properties=%s;sasl.password=%s\n' "$sasl" "$KAFKA_SECURE_PASSWORD" >"$out/secure.properties"
+  printf 'extra.properties=%s;sasl.password=%s\n' "$sasl" "$wrong" >"$out/secure-bad.properties"
+  run_plan secure -q "$out/secure.properties" -Jkafka.bootstrap="$KAFKA_SASL_SSL_BOOTSTRAP" -Jkafka.topic="$topic" \
+    -Jthreads=2 -Jloops=50 -Jtopic.partitions=2 &&
+    python3 tests/e2e/jtl_check.py "$out/secure.jtl" --rows 100 --messages 100 --all-ok --summary "$out/secure-summary.json" ||
+    return 1
+  run_plan secure-bad -q "$out/secure-bad.properties" -Jkafka.bootstrap="$KAFKA_SASL_SSL_BOOTSTRAP" \
+    -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jtimeout.ms=5000 -Jtopic.create=false
+  python3 - "$out/secure-bad.jtl" <<'PY' || return 1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert 1 <= len(rows) <= 2, f"{len(rows)} rows: a wrong password must stop the test at once"
+assert all(r["success"] == "false" for r in rows), rows
+assert "uthentication" in rows[0]["responseMessage"], rows[0]["responseMessage"]
+print("wrong password:", rows[0]["responseCode"], rows[0]["responseMessage"])
+PY
+  if grep -rlF -e "$KAFKA_SECURE_PASSWORD" -e "$wrong" "$out"/secure*.jtl "$out"/secure*.log "$out"/secure*.out "$out"/secure*.json; then
+    echo "a password appears in the files above"
+    return 1
+  fi
+}
+
 check "baseline plan: 1000 rows OK = summary = topic, dashboard written" baseline
 check "batch mode, audited: 100,000 messages = JTL counts = summary = audit = topic" batch_audit
 check "oversized messages: 10 failures, each MSG_SIZE_TOO_LARGE, counted exactly" oversized
 check "pre-flight warns once when threads outnumber partitions" preflight_warns
 check "bad parameter: one clear failed sample, test stopped" bad_config
+check "SASL_SSL: right password sends, wrong one fails with an authentication error, no password in any output" secure
 echo "$passed passed, $failed failed"
 ((failed == 0))
