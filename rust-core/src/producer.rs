@@ -146,9 +146,24 @@ impl Slot {
 pub(crate) struct Ctx {
     /// Retries so far over all brokers, as of librdkafka's latest statistics (cumulative).
     retries: AtomicU64,
+    /// librdkafka's latest client-level error (e.g. a SASL authentication failure). A failed metadata request
+    /// only says "transport failure"; this says why.
+    last_error: Mutex<Option<EngineError>>,
 }
 
 impl ClientContext for Ctx {
+    fn error(&self, error: KafkaError, reason: &str) {
+        log::error!("librdkafka: {error}: {reason}");
+        let mut last = self.last_error.lock().unwrap_or_else(|p| p.into_inner());
+        // "All brokers are down" follows the error that took them down: keep that one.
+        if error.rdkafka_error_code() == Some(RDKafkaErrorCode::AllBrokersDown) && last.is_some() {
+            return;
+        }
+        let mut e = EngineError::from_kafka(&error);
+        e.message = reason.to_string();
+        *last = Some(e);
+    }
+
     fn stats(&self, statistics: Statistics) {
         let retries = statistics.brokers.values().map(|b| b.txretries).sum();
         self.retries.store(retries, Ordering::Relaxed);
@@ -193,7 +208,7 @@ fn create_producer(settings: &ProducerSettings) -> Result<Arc<KafkaProducer>, En
         config.set(k, v);
     }
     let inner: ThreadedProducer<Ctx> = config
-        .create_with_context(Ctx { retries: AtomicU64::new(0) })
+        .create_with_context(Ctx { retries: AtomicU64::new(0), last_error: Mutex::new(None) })
         .map_err(|e| EngineError::config(format!("the producer could not be created: {}", redact_kafka(&e))))?;
     let producer = Arc::new(KafkaProducer { inner });
     if let Some((partitions, replication)) = settings.topic_create {
@@ -236,9 +251,12 @@ fn fetch_all_metadata(
     servers: &str,
 ) -> Result<Metadata, EngineError> {
     producer.inner.client().fetch_metadata(None, settings.timeout).map_err(|e| {
-        let mut err = EngineError::from_kafka(&e);
+        // The client's own latest error (authentication, TLS, name resolution) explains the failure best.
+        let cause = producer.inner.context().last_error.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut err = cause.unwrap_or_else(|| EngineError::from_kafka(&e));
         err.message = format!(
-            "no broker at {servers} answered within {} ms ({}); check bootstrap.servers and that the broker is running",
+            "no broker at {servers} answered within {} ms ({}); check bootstrap.servers, the security settings \
+             and that the broker is running",
             settings.timeout.as_millis(),
             err.message
         );

@@ -75,6 +75,9 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
             // runTest reports it as a failed sample.
             setupError = EngineError.parse(e.getMessage() != null ? e.getMessage() : e.toString(), "CONFIG_ERROR");
             LOG.error("{}: {}: {}", label(context), setupError.code(), setupError.message());
+            if (NativeLibrary.isLoaded()) {
+                EngineLogs.forward(NativeProducer.drainLogs(), LOG); // librdkafka's own account of the failure
+            }
         }
     }
 

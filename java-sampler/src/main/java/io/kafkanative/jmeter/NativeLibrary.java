@@ -37,6 +37,11 @@ final class NativeLibrary {
     }
 
     /** Loads the library unless already done; throws UnsatisfiedLinkError with a message saying what to fix. */
+    /** Whether the engine is loaded in this JVM (native calls are safe). */
+    static synchronized boolean isLoaded() {
+        return loaded;
+    }
+
     static synchronized void load() {
         if (loaded) {
             return;
