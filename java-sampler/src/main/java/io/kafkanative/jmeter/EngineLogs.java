@@ -24,4 +24,15 @@ final class EngineLogs {
             }
         }
     }
+
+    /** An end-of-test report (perf-test style lines): on stdout, where `jmeter -n` users look, and in jmeter.log. */
+    static void printReport(String report, Logger log) {
+        if (report == null) {
+            return;
+        }
+        System.out.println(report);
+        for (String line : report.split("\n")) {
+            log.info(line);
+        }
+    }
 }

@@ -177,13 +177,7 @@ public class KafkaConsumerSampler extends AbstractJavaSamplerClient implements I
     private static void printSummary() {
         String path = JMeterUtils.getPropDefault(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE);
         try {
-            String report = NativeConsumer.report(path);
-            if (report != null) {
-                System.out.println(report);
-                for (String line : report.split("\n")) {
-                    LOG.info(line);
-                }
-            }
+            EngineLogs.printReport(NativeConsumer.report(path), LOG);
         } catch (RuntimeException e) {
             LOG.error("the Kafka consumer summary could not be written to {}: {}", path, e.getMessage());
         }

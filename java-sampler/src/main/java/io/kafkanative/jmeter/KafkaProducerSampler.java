@@ -157,11 +157,7 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
     private static void printSummary() {
         String path = JMeterUtils.getPropDefault(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE);
         try {
-            String line = NativeProducer.report(path);
-            if (line != null) {
-                System.out.println(line);
-                LOG.info(line);
-            }
+            EngineLogs.printReport(NativeProducer.report(path), LOG);
         } catch (RuntimeException e) {
             LOG.error("the Kafka summary could not be written to {}: {}", path, e.getMessage());
         }
