@@ -9,20 +9,8 @@ out="$root/target/consumer-e2e"
 rm -rf "$out"
 mkdir -p "$out"
 bootstrap="${KAFKA_BOOTSTRAP:-127.0.0.1:9092}"
-passed=0
-failed=0
-
-check() {
-  local name="$1"
-  shift
-  if "$@"; then
-    echo "PASS $name"
-    passed=$((passed + 1))
-  else
-    echo "FAIL $name"
-    failed=$((failed + 1))
-  fi
-}
+# shellcheck source=../lib/checks.sh
+source "$root/tests/lib/checks.sh"
 
 # run_plan NAME PLAN -J...: JTL as CSV with the lag column; summaries next to it.
 run_plan() {
@@ -98,5 +86,4 @@ check "consumer-throughput, 3 threads on 6 partitions: all $records records, no 
 check "end-to-end: consumed = acked exactly once, sequence checked, latency sane, lag OK and back to 0" keeping_up
 check "end-to-end throttled consumer: lag verdict LAG_GROWING" throttled
 check "bad consumer parameter: one clear failed sample, test stopped" bad_config
-echo "$passed passed, $failed failed"
-((failed == 0))
+summary

@@ -8,20 +8,8 @@ cd "$root"
 out="$root/target/e2e"
 rm -rf "$out"
 mkdir -p "$out"
-passed=0
-failed=0
-
-check() {
-  local name="$1"
-  shift
-  if "$@"; then
-    echo "PASS $name"
-    passed=$((passed + 1))
-  else
-    echo "FAIL $name"
-    failed=$((failed + 1))
-  fi
-}
+# shellcheck source=../lib/checks.sh
+source "$root/tests/lib/checks.sh"
 
 # Messages in the topic: the sum of its partitions' end offsets.
 topic_messages() {
@@ -149,5 +137,4 @@ check "oversized messages: 10 failures, each MSG_SIZE_TOO_LARGE, counted exactly
 check "pre-flight warns once when threads outnumber partitions" preflight_warns
 check "bad parameter: one clear failed sample, test stopped" bad_config
 check "SASL_SSL: right password sends, wrong one fails with an authentication error, no password in any output" secure
-echo "$passed passed, $failed failed"
-((failed == 0))
+summary
