@@ -176,6 +176,12 @@ native_access_jdk17() {
   if grep -E 'Unrecognized option|restricted method' "$out/jdk17.out"; then return 1; fi
 }
 
+no_crash() {
+  local f
+  f="$(find "$out" -name 'hs_err_pid*.log' | head -n1)"
+  [[ -z "$f" ]] || { echo "a JVM crashed: $f"; return 1; }
+}
+
 ensure_jmeter
 check "bin/ holds JMeter's own jmeter, jmeter-server, stoptest.sh, shutdown.sh (executable) and our setenv.sh" scripts_present
 check "bin/jmeter --version prints $JMETER_VERSION" bin_version
@@ -187,4 +193,5 @@ check "bin/jmeter-server serves a controller's plan (10 rows OK) and exits on -X
 check "bin/setenv.sh adds --enable-native-access only where the JVM accepts it" setenv_probe
 check "JDK 22+: System::load warning without the flag, none through bin/jmeter" native_access_jdk22
 check "JDK 17: bin/jmeter with the flag runs the producer plan cleanly" native_access_jdk17
+check "no JVM crash (no hs_err_pid*.log)" no_crash
 summary
