@@ -77,3 +77,13 @@ run_jmeter_server() {
   done
   exec "$JMETER_HOME_DIR/bin/jmeter-server" "$@"
 }
+
+PLUGINS_MANAGER_POM="$STACK_DIR/plugins-manager/pom.xml"
+PLUGINS_MANAGER_DIR="$TARGET_DIR/plugins-manager"
+
+# ensure_plugins_manager: fetch JMeter Plugins Manager and cmdrunner once into target/plugins-manager/
+# (lib/ext/jmeter-plugins-manager-<v>.jar, lib/cmdrunner-<v>.jar), ready to copy into a JMETER_HOME.
+ensure_plugins_manager() {
+  assemble_once "$PLUGINS_MANAGER_DIR" "$PLUGINS_MANAGER_DIR/.assembled" "JMeter Plugins Manager" \
+    "$PLUGINS_MANAGER_POM" "lib .build" "-Dpm.home=$PLUGINS_MANAGER_DIR"
+}
