@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# JMeter's real GUI (scripts/jmeter without -n) under Xvfb opens every shipped plan (jmeter-plans/*.jmx):
+# - the window comes up with the plan's file name in its title, and the tree holds the plan's elements in order;
+# - for each sampler, selecting it shows its form with the saved class and settings (read from the live Swing
+#   components by tests/gui/probe.groovy, which JMeter runs as its JSR-223 init script);
+# - jmeter.log has no ERROR from the GUI's start, and JMeter exits when asked;
+# - screenshots: target/gui-tests/<plan>.png (the whole plan, tree expanded) and
+#   target/gui-tests/<plan>--<sampler>.png (that sampler's form). They are not compared with references: look at them.
+# Installs Xvfb, xdotool and ImageMagick when missing (scripts/lib/gui.sh, needs the network once). Needs a built jar
+# (scripts/build) and no broker. On a shared machine run it in a private network namespace, e.g.
+#   unshare -n bash -c 'ip link set lo up && tests/gui/run.sh'
+# GUI_PLANS (a list of .jmx, globs allowed) opens only those. Ends with "N passed, N failed". About 35 s per plan.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+out="$root/target/gui-tests"
+rm -rf "$out"
+mkdir -p "$out"
+# shellcheck source=../lib/checks.sh
+source "$root/tests/lib/checks.sh"
+# shellcheck source=../../scripts/lib/common.sh
+source "$root/scripts/lib/common.sh"
+# shellcheck source=../../scripts/lib/gui.sh
+source "$root/scripts/lib/gui.sh"
+# shellcheck source=../../scripts/lib/jmeter.sh
+source "$root/scripts/lib/jmeter.sh"
+# shellcheck source=lib.sh
+source "$root/tests/gui/lib.sh"
+
+cleanup() {
+  gui_close
+  stop_xvfb
+}
+trap cleanup EXIT
+
+# A screenshot that shows something: the full window size and more than a handful of colours (a blank or
+# half-painted window has a few).
+picture_ok() {
+  local info w h colours
+  info="$(identify -format '%w %h %k' "$1" 2>&1)" || { echo "not an image: $1 ($info)"; return 1; }
+  read -r w h colours <<<"$info"
+  echo "$1: ${w}x${h}, $colours colours"
+  ((w >= 1200 && h >= 800 && colours >= 50))
+}
+
+window_title() {
+  local title
+  title="$(gui_cmd title)" || return 1
+  echo "$title"
+  [[ "$title" == "$(basename "$plan") ("*") - Apache JMeter ($JMETER_VERSION)" ]]
+}
+
+tree_matches_plan() {
+  gui_cmd tree >"$plan_dir/tree.txt" || return 1
+  diff <(python3 tests/gui/jmx.py tree "$plan") <(cut -d'|' -f1,2 "$plan_dir/tree.txt") ||
+    { echo "the GUI's tree (left: the .jmx, right: the GUI) differs"; return 1; }
+  cat "$plan_dir/tree.txt"
+}
+
+plan_screenshot() {
+  gui_cmd expand >/dev/null && gui_cmd select "$(head -n1 "$plan_dir/tree.txt" | cut -d'|' -f2)" >/dev/null || return 1
+  gui_screenshot "$out/$plan_name.png" && picture_ok "$out/$plan_name.png"
+}
+
+# sampler_form NAME: select it, read its form, compare with the .jmx, screenshot it.
+sampler_form() {
+  local sampler="$1" file
+  file="$out/$plan_name--$(tr -c 'A-Za-z0-9._-' '_' <<<"$sampler" | sed 's/_$//')"
+  gui_cmd select "$sampler" >/dev/null && gui_cmd form >"$file.form.txt" || return 1
+  python3 tests/gui/jmx.py form-check "$plan" "$sampler" "$file.form.txt" || return 1
+  gui_screenshot "$file.png" && picture_ok "$file.png"
+}
+
+no_log_errors() {
+  local errors
+  errors="$(gui_log_errors)"
+  [[ -z "$errors" ]] || { printf '%s\n' "$errors" | head -n 10; return 1; }
+  grep -q "Loading file: $plan" "$plan_dir/jmeter.log" || { echo "jmeter.log does not show the plan being loaded"; return 1; }
+}
+
+closes() {
+  local pid="$GUI_PID"
+  gui_close
+  ! kill -0 "$pid" 2>/dev/null || { echo "JMeter still runs"; return 1; }
+}
+
+no_crash() {
+  local f
+  f="$(find "$out" "$root/jmeter-plans" -name 'hs_err_pid*.log' | head -n1)"
+  [[ -z "$f" ]] || { echo "a JVM crashed: $f"; return 1; }
+}
+
+ensure_gui_tools
+ensure_jmeter
+install_sampler_jar
+start_xvfb "$out"
+echo "Xvfb on $DISPLAY"
+# GUI_PLANS: the plans to open (default every shipped plan), e.g. GUI_PLANS=jmeter-plans/end-to-end.jmx
+# shellcheck disable=SC2086 # word splitting and globbing of GUI_PLANS are wanted
+for plan in ${GUI_PLANS:-$root/jmeter-plans/*.jmx}; do
+  plan="$(readlink -f "$plan")"
+  plan_name="$(basename "$plan" .jmx)"
+  plan_dir="$out/$plan_name"
+  if ! gui_open "$plan_dir" "$plan"; then
+    check "$plan_name: the GUI opens the plan" false
+    gui_close
+    continue
+  fi
+  check "$plan_name: window title names the plan" window_title
+  check "$plan_name: the tree holds the plan's elements in order" tree_matches_plan
+  check "$plan_name: screenshot of the whole plan ($plan_name.png)" plan_screenshot
+  while IFS= read -r sampler; do
+    check "$plan_name: '$sampler' form shows its class and saved settings (screenshot)" sampler_form "$sampler"
+  done < <(python3 tests/gui/jmx.py samplers "$plan")
+  check "$plan_name: no ERROR in jmeter.log from the GUI's start" no_log_errors
+  check "$plan_name: JMeter exits when asked" closes
+done
+stop_xvfb
+check "no JVM crash (no hs_err_pid*.log)" no_crash
+summary
