@@ -42,6 +42,14 @@ wait_exit() {
   done
 }
 
+# kill_jmeter PID: end a JMeter started in the background through bin/jmeter, a shell script that runs java as its
+# child (not with exec): the child first, then the script.
+kill_jmeter() {
+  pkill -TERM -P "$1" 2>/dev/null
+  kill "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+}
+
 scripts_present() {
   local f
   for f in jmeter jmeter-server stoptest.sh shutdown.sh jmeter.sh heapdump.sh threaddump.sh setenv.sh; do
@@ -84,16 +92,16 @@ stop_with() {
   local pid=$! port
   if ! wait_for "$out/$name.out" "Waiting for possible Shutdown" 60; then
     echo "JMeter did not open its command port: $(tail -n 5 "$out/$name.out")"
-    kill "$pid" 2>/dev/null
+    kill_jmeter "$pid"
     return 1
   fi
   # the port JMeter chose (4445, or the next free one when another JMeter holds it)
   port="$(sed -n 's/.*message on port \([0-9]*\).*/\1/p' "$out/$name.out" | head -n1)"
   sleep 1 # let samples run
-  "$bin/$script" "$port" >"$out/$name.client.out" 2>&1 || { cat "$out/$name.client.out"; kill "$pid"; return 1; }
+  "$bin/$script" "$port" >"$out/$name.client.out" 2>&1 || { cat "$out/$name.client.out"; kill_jmeter "$pid"; return 1; }
   if ! wait_exit "$pid" 30; then
     echo "JMeter still runs 30 s after $script"
-    kill "$pid"
+    kill_jmeter "$pid"
     return 1
   fi
   grep -q "Command: $word received" "$out/$name.out" "$out/$name.log" ||
@@ -114,16 +122,16 @@ bin_server() {
   local pid=$!
   if ! wait_for "$dir/server.out" "Created remote object" 60; then
     echo "jmeter-server did not start: $(tail -n 5 "$dir/server.out")"
-    kill "$pid" 2>/dev/null
+    kill_jmeter "$pid"
     return 1
   fi
-  [[ -f "$dir/jmeter-server.log" ]] || { echo "no jmeter-server.log in the server's folder"; kill "$pid"; return 1; }
+  [[ -f "$dir/jmeter-server.log" ]] || { echo "no jmeter-server.log in the server's folder"; kill_jmeter "$pid"; return 1; }
   (cd "$dir" && "$bin/jmeter" -n -t "$root/tests/stack/minimal.jmx" -R 127.0.0.1:1099 -X \
     -Djava.rmi.server.hostname=127.0.0.1 -Jserver.rmi.ssl.disable=true -l controller.jtl -j controller.log \
-    >controller.out 2>&1) || { cat "$dir/controller.out"; kill "$pid"; return 1; }
+    >controller.out 2>&1) || { cat "$dir/controller.out"; kill_jmeter "$pid"; return 1; }
   if ! wait_exit "$pid" 30; then
     echo "jmeter-server did not exit after the controller's -X"
-    kill "$pid"
+    kill_jmeter "$pid"
     return 1
   fi
   local ok

@@ -37,29 +37,35 @@ wait_for() {
   done
 }
 
+# Each pid is JMeter's bin/jmeter (a shell script that runs java as its child, not with exec): end both.
 stop_servers() {
   local pid
-  for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${server_pids[@]}"; do
+    pkill -TERM -P "$pid" 2>/dev/null
+    kill "$pid" 2>/dev/null
+  done
   for pid in "${server_pids[@]}"; do wait "$pid" 2>/dev/null; done
   server_pids=()
 }
 trap stop_servers EXIT
 
-# Two engines, each in its own folder (its jmeter-server.log and the engine's summary file stay apart).
+# Two engines in one folder, as the README shows: each with its own log (-j), else both would write
+# ./jmeter-server.log.
 start_servers() {
   local s port lport
+  mkdir -p "$out/servers"
   for s in "${servers[@]}"; do
     port="${s%%:*}" lport="${s##*:}"
-    mkdir -p "$out/server-$port"
-    (cd "$out/server-$port" && exec "$root/scripts/jmeter-server" --port "$port" --local-port "$lport") \
-      >"$out/server-$port/server.out" 2>&1 &
+    (cd "$out/servers" && exec "$root/scripts/jmeter-server" --port "$port" --local-port "$lport" -j "s$port.log") \
+      >"$out/servers/s$port.out" 2>&1 &
     server_pids+=($!)
   done
   for s in "${servers[@]}"; do
     port="${s%%:*}"
-    wait_for "$out/server-$port/server.out" "Created remote object" 90 ||
-      { echo "server $port did not start: $(tail -n 5 "$out/server-$port/server.out")"; return 1; }
-    [[ -f "$out/server-$port/jmeter-server.log" ]] || { echo "server $port: no jmeter-server.log"; return 1; }
+    wait_for "$out/servers/s$port.out" "Created remote object" 90 ||
+      { echo "server $port did not start: $(tail -n 5 "$out/servers/s$port.out")"; return 1; }
+    grep -q "server_port=$port\|Creating JMeter server" "$out/servers/s$port.log" ||
+      { echo "server $port: its log s$port.log is missing or empty"; return 1; }
   done
 }
 
@@ -123,15 +129,35 @@ local_props_stay_local() {
   [[ "$count" == 10 && "$ok" == 10 ]] || { echo "expected 10 OK messages sent elsewhere, got $count ($ok OK)"; return 1; }
 }
 
-check "two jmeter-server engines start on loopback (ports 1099, 1100)" start_servers
-check "-G: controller JTL SampleCount sum = 2 x $threads x $loops = topic growth" global_props
-check "-J on the controller does not reach the engines (the plan's default topic gets the load)" local_props_stay_local
+# Every distributed example in the README passes the plan's settings with -G: a -J in a command with -R/-r may only
+# set what the controller itself uses (how it saves the JTL, its RMI settings).
+docs_use_g() {
+  python3 - "$root/README.md" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+# fenced blocks (continuation lines joined) and inline code spans
+commands = [b.replace("\\\n", " ") for b in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)]
+commands = [line for block in commands for line in block.splitlines()] + re.findall(r"`([^`\n]+)`", text)
+remote = [c for c in commands if re.search(r"(^|\s)-[Rr](\s|$)", c)]
+bad = [(c, j) for c in remote for j in re.findall(r"-J([\w.]+)", c)
+       if not j.startswith(("jmeter.save.", "server.rmi."))]
+for c, j in bad:
+    print(f"README: -J{j} in a distributed command (use -G{j}): {c.strip()}")
+print(f"{len(remote)} distributed command(s) in the README, {len(bad)} with a plan setting on -J")
+sys.exit(1 if bad or not remote else 0)
+PY
+}
+
 no_crash() {
   local f
   f="$(find "$out" -name 'hs_err_pid*.log' | head -n1)"
   [[ -z "$f" ]] || { echo "a JVM crashed: $f"; return 1; }
 }
 
+check "README: every distributed example passes plan settings with -G" docs_use_g
+check "two jmeter-server engines start on loopback (ports 1099, 1100)" start_servers
+check "-G: controller JTL SampleCount sum = 2 x $threads x $loops = topic growth" global_props
+check "-J on the controller does not reach the engines (the plan's default topic gets the load)" local_props_stay_local
 stop_servers
 check "no JVM crash (no hs_err_pid*.log)" no_crash
 summary
