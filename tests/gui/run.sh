@@ -12,19 +12,19 @@
 # GUI_PLANS (a list of .jmx, globs allowed) opens only those. Ends with "N passed, N failed". About 35 s per plan.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 out="$root/target/gui-tests"
 rm -rf "$out"
 mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
-# shellcheck source=../../scripts/lib/common.sh
+# shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/common.sh"
-# shellcheck source=../../scripts/lib/gui.sh
+# shellcheck source=../../scripts/lib/gui.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/gui.sh"
-# shellcheck source=../../scripts/lib/jmeter.sh
+# shellcheck source=../../scripts/lib/jmeter.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/jmeter.sh"
-# shellcheck source=lib.sh
+# shellcheck source=lib.sh source-path=SCRIPTDIR
 source "$root/tests/gui/lib.sh"
 
 cleanup() {

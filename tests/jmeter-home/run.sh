@@ -8,15 +8,15 @@
 # Ends with "N passed, N failed". About 1 minute.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 out="$root/target/jmeter-home-tests"
 rm -rf "$out"
 mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
-# shellcheck source=../../scripts/lib/common.sh
+# shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/common.sh"
-# shellcheck source=../../scripts/lib/jmeter.sh
+# shellcheck source=../../scripts/lib/jmeter.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/jmeter.sh"
 
 home="$JMETER_HOME_DIR"
@@ -59,8 +59,10 @@ scripts_present() {
     [[ -x "$bin/$f" ]] || { echo "$bin/$f is not executable"; return 1; }
   done
   # JMeter's script, not one of ours: it carries the ASF header and its JAVA9_OPTS list
-  grep -q 'Licensed to the Apache Software Foundation' "$bin/jmeter" && grep -q 'JAVA9_OPTS=' "$bin/jmeter" ||
-    { echo "$bin/jmeter is not JMeter's own script"; return 1; }
+  if ! grep -q 'Licensed to the Apache Software Foundation' "$bin/jmeter" || ! grep -q 'JAVA9_OPTS=' "$bin/jmeter"; then
+    echo "$bin/jmeter is not JMeter's own script"
+    return 1
+  fi
 }
 
 bin_version() {
@@ -145,6 +147,7 @@ setenv_probe() {
   opts="$(JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64 JMETER_OPTS="" sh -c ". '$bin/setenv.sh'; printf '%s' \"\$JMETER_OPTS\"")"
   [[ "$opts" == "--enable-native-access=ALL-UNNAMED" ]] || { echo "JDK 17: JMETER_OPTS='$opts'"; return 1; }
   mkdir -p "$fake/bin"
+  # shellcheck disable=SC2016 # $1 belongs to the fake java script
   printf '#!/bin/sh\necho "Unrecognized option: $1" >&2\nexit 1\n' >"$fake/bin/java"
   chmod +x "$fake/bin/java"
   opts="$(JAVA_HOME="$fake" JMETER_OPTS="-Dx=1" sh -c ". '$bin/setenv.sh'; printf '%s' \"\$JMETER_OPTS\"")"

@@ -10,15 +10,15 @@
 # Ends with "N passed, N failed". About 30 s.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 out="$root/target/plugins-manager-tests"
 rm -rf "$out"
 mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
-# shellcheck source=../../scripts/lib/common.sh
+# shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/common.sh"
-# shellcheck source=../../scripts/lib/jmeter.sh
+# shellcheck source=../../scripts/lib/jmeter.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/jmeter.sh"
 
 home="$out/jmeter" # the clean JMeter

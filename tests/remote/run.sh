@@ -9,11 +9,11 @@
 # Ends with "N passed, N failed". About 1.5 minutes.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 out="$root/target/remote-tests"
 rm -rf "$out"
 mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
 
 threads=3
