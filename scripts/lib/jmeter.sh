@@ -60,7 +60,6 @@ install_sampler_jar() {
 # run_jmeter ARGS...: JMeter's own bin/jmeter (its JVM options: HEAP, GC_ALGO, JVM_ARGS, JMETER_OPTS, JAVA_HOME,
 # the --add-opens list), plus --enable-native-access from our bin/setenv.sh.
 run_jmeter() {
-  require_java17
   exec "$JMETER_HOME_DIR/bin/jmeter" "$@"
 }
 
@@ -68,7 +67,6 @@ run_jmeter() {
 # JMeter refuses a second -j, and bin/jmeter-server passes one: with a -j of the caller's, start the same server
 # (bin/jmeter -s -Dserver_port=...) through bin/jmeter instead.
 run_jmeter_server() {
-  require_java17
   local a
   for a in "$@"; do
     case "$a" in -j | --jmeterlogfile | --jmeterlogfile=*)
