@@ -7,6 +7,9 @@ Usage: jmx.py tree PLAN       one line per element, depth first: "depth|name" (t
        jmx.py form-check PLAN NAME FORM
                               the form the GUI probe read for the Java Request NAME (FORM: its "form" answer)
                               shows the plan's class in the class dropdown and each saved parameter with its value
+       jmx.py same-plan PLAN SAVED
+                              SAVED (the plan as the GUI saved it) has PLAN's elements in the same order and keeps
+                              each Java Request's class and parameter values; prints the parameters the GUI added
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -44,7 +47,46 @@ def form_check(sampler, form_file):
     return problems
 
 
+def java_requests(plan):
+    """{name: (classname, {parameter: value})} of a plan's Java Request samplers."""
+    out = {}
+    for _, e in elements(ET.parse(plan).getroot().find("hashTree"), 1):
+        if e.tag == "JavaSampler":
+            args = {a.findtext("stringProp[@name='Argument.name']", ""): a.findtext("stringProp[@name='Argument.value']", "") or ""
+                    for a in e.iterfind("elementProp[@name='arguments']/collectionProp/elementProp")}
+            out[e.get("testname", "")] = (e.findtext("stringProp[@name='classname']", ""), args)
+    return out
+
+
+def same_plan(plan, saved):
+    """Problems between a plan and the GUI's save of it (empty when the save kept everything)."""
+    tree = lambda p: [(d, e.get("testname", ""), e.tag) for d, e in elements(ET.parse(p).getroot().find("hashTree"), 1)]
+    problems = []
+    if tree(plan) != tree(saved):
+        problems.append(f"elements differ: {tree(plan)} != {tree(saved)}")
+    before, after = java_requests(plan), java_requests(saved)
+    for name, (classname, args) in before.items():
+        if name not in after:
+            problems.append(f"{name} is missing from the saved plan")
+            continue
+        saved_class, saved_args = after[name]
+        if saved_class != classname:
+            problems.append(f"{name}: class {saved_class} != {classname}")
+        for key, value in args.items():
+            if saved_args.get(key) != value:
+                problems.append(f"{name}: {key} = {saved_args.get(key)!r}, was {value!r}")
+        added = sorted(set(saved_args) - set(args))
+        if added:
+            print(f"{name}: the GUI added {len(added)} parameter(s) of its class: {', '.join(added)}")
+    return problems
+
+
 def main():
+    if sys.argv[1] == "same-plan":
+        problems = same_plan(sys.argv[2], sys.argv[3])
+        for p in problems:
+            print(p)
+        sys.exit(1 if problems else 0)
     what, plan = sys.argv[1], sys.argv[2]
     root = ET.parse(plan).getroot()
     top = root.find("hashTree")

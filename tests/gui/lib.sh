@@ -3,8 +3,8 @@
 # with Xvfb started). JMeter runs with tests/gui/probe.groovy as its JSR-223 init script, which answers
 # gui_cmd requests (tree, select NAME, form, title, exit) from inside the GUI; see probe.groovy.
 # Typical use, e.g. for an element's form:
-#   gui_open "$out/my-plan" plan.jmx && gui_cmd select "Kafka Producer" && gui_cmd form >form.txt &&
-#     gui_screenshot "$out/my-plan-producer.png"; gui_close
+#   gui_open "$out/gui" plan.jmx && gui_cmd select "Kafka Producer" && gui_cmd form >form.txt &&
+#     gui_screenshot "$out/my-plan-producer.png" && gui_load other.jmx && ...; gui_close
 
 GUI_PROBE="$REPO_ROOT/tests/gui/probe.groovy"
 
@@ -36,6 +36,16 @@ gui_open() {
   sleep 1
 }
 
+# gui_load PLAN: open another plan in the running GUI (as File > Open does) and wait until the window shows it.
+gui_load() {
+  gui_cmd open "$1" >/dev/null || return 1
+  local deadline=$((SECONDS + 30)) title
+  until title="$(gui_cmd title)" && [[ "$title" == "$(basename "$1") ("* ]]; do
+    ((SECONDS < deadline)) || { echo "the window still shows '$title' 30 s after opening $1"; return 1; }
+    sleep 0.3
+  done
+}
+
 # gui_cmd COMMAND: one probe request; prints the answer's lines, fails with the probe's error.
 gui_cmd() {
   local probe="$GUI_DIR/probe" deadline=$((SECONDS + ${GUI_TIMEOUT:-30}))
@@ -65,9 +75,14 @@ gui_screenshot() {
   import -window "$GUI_WID" "$1"
 }
 
-# gui_log_errors: the ERROR lines of the GUI's jmeter.log (none expected).
+# gui_log_errors [FROM-LINE]: the ERROR lines of the GUI's jmeter.log (from line FROM-LINE on; none expected).
 gui_log_errors() {
-  grep -E '^[0-9-]+ [0-9:,]+ ERROR ' "$GUI_DIR/jmeter.log"
+  tail -n +"${1:-1}" "$GUI_DIR/jmeter.log" | grep -E '^[0-9-]+ [0-9:,]+ ERROR '
+}
+
+# gui_log_lines: the number of lines jmeter.log has now (for gui_log_errors' FROM-LINE).
+gui_log_lines() {
+  wc -l <"$GUI_DIR/jmeter.log"
 }
 
 # gui_close: end JMeter through the probe; if it does not end within 20 s, stop its processes.

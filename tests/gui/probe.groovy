@@ -5,14 +5,17 @@
 //   the test writes DIR/req (one line: a command), the probe deletes it, runs it on Swing's event thread and
 //   writes DIR/res ("ok" or "error: why" on the first line, then the answer's lines).
 // Commands:
+//   open PATH        load the plan PATH in place of the current one (as File > Open does, without the dialog)
 //   tree             every node of the test plan tree, depth first: "depth|name|test element class|GUI class"
 //   expand           expand every node of the tree (as on screen after clicking every arrow)
 //   select NAME      select the first tree node named NAME (as a click on it does: JMeter shows its form)
 //   form             what the selected element's form shows: "kind|text" per label, border title, check box,
 //                    text field, combo box (selection and choices) and table header/cell; passwords are not read
+//   save PATH        write the plan as the GUI holds it (the form being edited included) to PATH, as File > Save
+//                    As does, without the dialog (for save / reopen / run round trips)
 //   title            the main window's title
 //   exit             end JMeter (as File > Exit without the save prompt)
-// Nothing here changes the plan: it only reads the GUI, selects tree nodes, and exits.
+// Nothing here changes the plan: it only reads the GUI, selects tree nodes, saves a copy, and exits.
 import javax.swing.*
 import javax.swing.border.TitledBorder
 import javax.swing.tree.TreePath
@@ -52,7 +55,10 @@ def formLines = { Component top ->
         switch (c) {
             case JPasswordField: lines << "password|(not read)"; break
             case JCheckBox: lines << "checkbox|" + clean(c.text) + "=" + c.selected; break
-            case JLabel: if (c.text) lines << "label|" + clean(c.text); break
+            case JLabel:
+                if (c.text) lines << "label|" + clean(c.text)
+                if (c.text && c.toolTipText) lines << "tooltip|" + clean(c.text) + "|" + clean(c.toolTipText)
+                break
             case JTextArea: lines << "textarea|" + clean(c.text); break
             case JTextField: lines << "field|" + clean(c.text); break
             case JComboBox:
@@ -74,6 +80,14 @@ def formLines = { Component top ->
 }
 
 def commands = [
+    open  : { arg ->
+        def file = new File(arg)
+        if (!file.file) throw new IllegalArgumentException("no plan file ${arg}")
+        // Load.loadProjectFile is what File > Open calls once the file is chosen (package-private in 5.6.3)
+        onEdt { org.apache.jmeter.gui.action.Load.loadProjectFile(new java.awt.event.ActionEvent(file, 0, "open"), file, false) }
+        onEdt { null } // let the actions it queued (tree update, title) run
+        ["opened ${arg}"]
+    },
     tree  : { arg ->
         onEdt {
             nodes().collect { d, n ->
@@ -106,6 +120,25 @@ def commands = [
     },
     form  : { arg -> onEdt { formLines((Component) GuiPackage.instance.currentGui) } },
     title : { arg -> onEdt { [GuiPackage.instance.mainFrame.title] } },
+    save  : { arg ->
+        if (!arg) throw new IllegalArgumentException("save needs a file name")
+        onEdt {
+            def gui = GuiPackage.instance
+            gui.updateCurrentNode() // the open form's values into its element, as Save does
+            def tree = gui.treeModel.testPlan
+            // tree nodes -> their test elements (what Save's convertSubTree does)
+            def convert
+            convert = { t ->
+                for (item in new ArrayList(t.list())) {
+                    convert(t.getTree(item))
+                    t.replaceKey(item, item.testElement)
+                }
+            }
+            convert(tree)
+            new File(arg).withOutputStream { org.apache.jmeter.save.SaveService.saveTree(tree, it) }
+            ["saved ${arg}"]
+        }
+    },
 ]
 
 def thread = new Thread({
