@@ -1,15 +1,15 @@
 # shellcheck shell=bash
 # A virtual X display for the GUI tests (tests/gui). Source after common.sh.
 
-# Debian packages the GUI tests use: Xvfb (display), xdotool (find/resize windows), imagemagick (`import`
-# screenshots), x11-apps (xwd, a fallback screenshot tool).
+# Debian packages of the GUI tests: Xvfb (display), xdotool (find/resize windows), imagemagick (`import`
+# screenshots, `identify`), and x11-apps (xwd, xclock: for looking into a failure by hand on the same display).
 GUI_PACKAGES=(xvfb xdotool imagemagick x11-apps)
 
 # ensure_gui_tools: install the packages above when a tool is missing (as root, with apt-get: a fresh CI machine
 # gets them on its first GUI test run, which needs the network), or say how to install them.
 ensure_gui_tools() {
   local tool missing=0
-  for tool in Xvfb xdotool import xwd; do command -v "$tool" >/dev/null 2>&1 || missing=1; done
+  for tool in Xvfb xdotool import identify; do command -v "$tool" >/dev/null 2>&1 || missing=1; done
   ((missing)) || return 0
   if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
     info "installing ${GUI_PACKAGES[*]} for the GUI tests…"
