@@ -1,7 +1,15 @@
 package io.kafkanative.jmeter;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
 
+import org.apache.jmeter.config.Arguments;
+import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
+import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
 import org.apache.jmeter.util.JMeterUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,52 +19,87 @@ import org.slf4j.LoggerFactory;
  * opened by {@link #setup}, used by {@link #sample} (one native call per sample), woken by {@link #interrupt} and
  * closed by {@link #teardown}.
  *
- * <p>It knows nothing of JMeter's Java Request API: {@link #setup} takes the element's label and the engine's
- * configuration as [name0, value0, name1, value1, ...], {@link #sample} the label and the producer's per-sample
- * value. The Java Request classes ({@link KafkaProducerSampler}, {@link KafkaConsumerSampler},
- * {@link KafkaLagSampler}) adapt their {@code JavaSamplerContext} to it; another element (a TestBean) can hold one
- * instance per thread and call the same four methods.
+ * <p>These four methods know nothing of JMeter's Java Request API: {@link #setup} takes the element's label and
+ * the engine's configuration as [name0, value0, name1, value1, ...], {@link #sample} the label and the producer's
+ * per-sample value. The Java Request methods ({@code setupTest}, {@code runTest}, {@code teardownTest}) adapt a
+ * {@code JavaSamplerContext} to them for the Java Request classes ({@link KafkaProducerSampler},
+ * {@link KafkaConsumerSampler}, {@link KafkaLagSampler}); another element (a TestBean) can hold one instance per
+ * thread and call the four methods with its own properties.
  *
  * <p>Shared here: the handle and its two locks, the setup failure turned into one clear failed sample that stops
  * the test, the CLOSED result after teardown, the engine's log lines forwarded to JMeter's log, and the count of
  * open handles per kind, whose drop to 0 ends the test for that kind and prints the engine's end-of-test report.
- * A subclass makes the native calls of its kind: {@link #open}, {@link #call}, {@link #close}, and optionally
- * {@link #interruptHandle} and {@link #report}.
+ * A subclass describes its kind ({@link Kind}: open, interrupt, report natives) and makes the calls that need
+ * its settings: {@link #call} and {@link #close}.
  *
  * @param <R> the kind's sample result
  */
-public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
+public abstract class AbstractNativeSampler<R extends KafkaSampleResult> implements JavaSamplerClient {
 
     /**
-     * What the samplers of one kind share in a JVM: their name in messages, log, end-of-test report and the
-     * number of their handles open. One per subclass, in a static field.
+     * What the samplers of one kind share in a JVM: their natives that need no instance state, their name in
+     * messages, their log, their end-of-test report and the number of their handles open. One per subclass, in a
+     * static field.
+     *
+     * @param <R> the kind's sample result
      */
-    protected static final class Kind {
+    protected static final class Kind<R extends KafkaSampleResult> {
 
         final String noun;
         final Logger log;
-        final String summaryProperty;
-        final String defaultSummaryFile;
+        final List<ProducerParameters.Parameter> parameters;
+        final int outLength;
+        final int logLinesWaiting;
+        final ToLongFunction<String[]> open;
+        final Supplier<R> newResult;
+        // Set once, by the subclass's static initializer (whose completion publishes them to every thread).
+        String summaryProperty;
+        String defaultSummaryFile;
+        UnaryOperator<String> report;
+        LongConsumer interrupt;
         /** Handles opened and not yet closed in this JVM: the kind's test is over when it drops back to 0. */
         final AtomicInteger openHandles = new AtomicInteger();
 
         /**
-         * @param noun               what a handle is, in messages ("producer", "consumer", "lag monitor")
-         * @param owner              the sampler class, whose logger is used
-         * @param summaryProperty    the JMeter property naming the JSON summary file; null for a kind without
-         *                           end-of-test report
-         * @param defaultSummaryFile the file when the property is not set
+         * @param noun            what a handle is, in messages ("producer", "consumer", "lag monitor")
+         * @param owner           the sampler class, whose logger is used
+         * @param parameters      the Java Request's parameters and defaults, in the order the GUI lists them
+         * @param outLength       the length of the kind's result array (its OUT_LENGTH)
+         * @param logLinesWaiting the index of its log_lines_waiting slot
+         * @param open            opens a handle; throws {@link EngineException} on a bad configuration or check
+         * @param newResult       a new, empty result of the kind
          */
-        Kind(String noun, Class<?> owner, String summaryProperty, String defaultSummaryFile) {
+        Kind(String noun, Class<?> owner, List<ProducerParameters.Parameter> parameters, int outLength,
+                int logLinesWaiting, ToLongFunction<String[]> open, Supplier<R> newResult) {
             this.noun = noun;
             this.log = LoggerFactory.getLogger(owner);
+            this.parameters = parameters;
+            this.outLength = outLength;
+            this.logLinesWaiting = logLinesWaiting;
+            this.open = open;
+            this.newResult = newResult;
+        }
+
+        /**
+         * The kind's end-of-test report, once the last handle has closed: {@code report} returns perf-test style
+         * lines (null if nothing was sampled) and writes the JSON summary to the file named by the JMeter property
+         * {@code summaryProperty} (default {@code defaultSummaryFile}).
+         */
+        Kind<R> reporting(String summaryProperty, String defaultSummaryFile, UnaryOperator<String> report) {
             this.summaryProperty = summaryProperty;
             this.defaultSummaryFile = defaultSummaryFile;
+            this.report = report;
+            return this;
+        }
+
+        /** The native that wakes a call blocked on a handle (a kind whose calls are short has none). */
+        Kind<R> interruptible(LongConsumer interrupt) {
+            this.interrupt = interrupt;
+            return this;
         }
     }
 
-    private final Kind kind;
-    private final int logLinesWaiting;
+    private final Kind<R> kind;
 
     /**
      * Filled by every native call and reused, so that a sample allocates nothing on the Java side beyond its
@@ -79,25 +122,45 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
     /**
      * Kept cheap: JMeter's GUI instantiates every candidate class; the engine is loaded only in {@link #setup}.
      *
-     * @param kind            the kind's shared state (a static of the subclass)
-     * @param outLength       the length of the kind's result array (its OUT_LENGTH)
-     * @param logLinesWaiting the index of its log_lines_waiting slot
+     * @param kind the kind's shared state (a static of the subclass)
      */
-    protected AbstractNativeSampler(Kind kind, int outLength, int logLinesWaiting) {
+    protected AbstractNativeSampler(Kind<R> kind) {
         this.kind = kind;
-        this.out = new long[outLength];
-        this.logLinesWaiting = logLinesWaiting;
+        this.out = new long[kind.outLength];
+    }
+
+    /** Java Request: the parameters the GUI lists, with their defaults. */
+    @Override
+    public final Arguments getDefaultParameters() {
+        return ProducerParameters.arguments(kind.parameters);
+    }
+
+    /** Java Request: opens the handle with the element's parameters (see {@link #setup}). */
+    @Override
+    public final void setupTest(JavaSamplerContext context) {
+        setup(ProducerParameters.label(context), ProducerParameters.engineConfig(context));
+    }
+
+    /** Java Request: one sample (see {@link #sample}); the label is read per sample, as JMeter may change it. */
+    @Override
+    public final R runTest(JavaSamplerContext context) {
+        return sample(ProducerParameters.label(context), value(context));
+    }
+
+    /** Java Request: closes the handle (see {@link #teardown}). */
+    @Override
+    public final void teardownTest(JavaSamplerContext context) {
+        teardown();
+    }
+
+    /** The producer's per-sample value, read from the Java Request's parameters; null for the other kinds. */
+    protected String value(JavaSamplerContext context) {
+        return null;
     }
 
     /** Reads the few settings Java acts on itself from the engine's configuration; called first by setup. */
     protected void configure(String[] config) {
     }
-
-    /** Opens the kind's engine handle; throws {@link EngineException} on a bad configuration or failed check. */
-    protected abstract long open(String[] config);
-
-    /** A new, empty result of the kind. */
-    protected abstract R newResult();
 
     /**
      * The sample's one native call on an open handle, then the result described from {@link #out} and the
@@ -108,10 +171,6 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
      */
     protected abstract void call(long handle, long start, String value, R result);
 
-    /** Wakes a native call blocked on the handle; nothing by default (a kind whose calls are short). */
-    protected void interruptHandle(long handle) {
-    }
-
     /**
      * Frees the handle (exactly once per handle), after the sampling thread's last call.
      *
@@ -119,14 +178,6 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
      * @return a one-line report for JMeter's log, or null
      */
     protected abstract String close(long handle, boolean interrupted);
-
-    /**
-     * The kind's end-of-test report, once the last handle has closed: perf-test style lines (null if nothing was
-     * sampled), the JSON summary written to {@code summaryPath}. Only called for a kind with a summary property.
-     */
-    protected String report(String summaryPath) {
-        return null;
-    }
 
     /**
      * Opens the handle for the calling JMeter thread. A failure (bad configuration, failed pre-flight check, an
@@ -141,7 +192,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
         try {
             configure(config);
             NativeLibrary.load();
-            long opened = open(config);
+            long opened = kind.open.applyAsLong(config);
             synchronized (sendLock) {
                 synchronized (interruptLock) {
                     handle = opened;
@@ -171,7 +222,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
      * @param value the producer's value for value.mode=jmeter; null otherwise
      */
     public final R sample(String label, String value) {
-        R result = newResult();
+        R result = kind.newResult.get();
         result.setSampleLabel(label);
         if (setupError != null) {
             result.fail(setupError);
@@ -190,18 +241,21 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
                 return result;
             }
         }
-        if (out[logLinesWaiting] > 0) {
+        if (out[kind.logLinesWaiting] > 0) {
             drainLogs();
         }
         return result;
     }
 
-    /** JMeter's test stop: wakes a native call blocked on this thread's handle. Harmless before setup or after close. */
+    /**
+     * JMeter's test stop (for the kinds that are {@code Interruptible}): wakes a native call blocked on this
+     * thread's handle. Harmless before setup or after close.
+     */
     public boolean interrupt() {
         synchronized (interruptLock) {
             interrupted = true;
-            if (handle != 0) {
-                interruptHandle(handle);
+            if (handle != 0 && kind.interrupt != null) {
+                kind.interrupt.accept(handle);
             }
         }
         return true;
@@ -241,12 +295,12 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> {
 
     /** The kind's totals over every handle of the test, on stdout and in jmeter.log. */
     private void printReport() {
-        if (kind.summaryProperty == null) {
+        if (kind.report == null) {
             return;
         }
         String path = JMeterUtils.getPropDefault(kind.summaryProperty, kind.defaultSummaryFile);
         try {
-            EngineLogs.printReport(report(path), kind.log);
+            EngineLogs.printReport(kind.report.apply(path), kind.log);
         } catch (RuntimeException e) {
             kind.log.error("the Kafka {} summary could not be written to {}: {}", kind.noun, path, e.getMessage());
         }

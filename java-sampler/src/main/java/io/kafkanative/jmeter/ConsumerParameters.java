@@ -2,7 +2,6 @@ package io.kafkanative.jmeter;
 
 import java.util.List;
 
-import org.apache.jmeter.config.Arguments;
 
 /**
  * The consumer and lag samplers' parameters: the tables the JMeter GUI shows. As for the producer, Java only
@@ -58,14 +57,6 @@ final class ConsumerParameters {
 
     private static ProducerParameters.Parameter parameter(String name, String defaultValue) {
         return new ProducerParameters.Parameter(name, defaultValue);
-    }
-
-    static Arguments arguments(List<ProducerParameters.Parameter> table) {
-        Arguments arguments = new Arguments();
-        for (ProducerParameters.Parameter parameter : table) {
-            arguments.addArgument(parameter.name(), parameter.defaultValue());
-        }
-        return arguments;
     }
 
     /** poll.timeout.ms, for the message of an empty poll (the engine validates it). */

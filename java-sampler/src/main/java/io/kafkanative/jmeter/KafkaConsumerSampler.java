@@ -1,8 +1,5 @@
 package io.kafkanative.jmeter;
 
-import org.apache.jmeter.config.Arguments;
-import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
-import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
 import org.apache.jmeter.samplers.Interruptible;
 
 /**
@@ -15,40 +12,22 @@ import org.apache.jmeter.samplers.Interruptible;
  * done (stop.on.empty). When the last consumer of the test closes, kafka-consumer-perf-test's columns and the
  * end-to-end latency line are printed and written to the JSON summary ({@code kafka.consumer.summary.file}).
  */
-public class KafkaConsumerSampler extends AbstractNativeSampler<ConsumerSampleResult>
-        implements JavaSamplerClient, Interruptible {
+public class KafkaConsumerSampler extends AbstractNativeSampler<ConsumerSampleResult> implements Interruptible {
 
     static final String SUMMARY_FILE_PROPERTY = "kafka.consumer.summary.file";
     static final String DEFAULT_SUMMARY_FILE = "kafka-native-consumer-summary.json";
 
-    private static final Kind CONSUMER =
-            new Kind("consumer", KafkaConsumerSampler.class, SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE);
+    private static final Kind<ConsumerSampleResult> CONSUMER = new Kind<>("consumer", KafkaConsumerSampler.class,
+            ConsumerParameters.CONSUMER_DEFAULTS, NativeConsumer.OUT_LENGTH, NativeConsumer.LOG_LINES_WAITING,
+            NativeConsumer::open, ConsumerSampleResult::new)
+            .interruptible(NativeConsumer::interrupt)
+            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, NativeConsumer::report);
 
     private long pollTimeoutMs;
 
     /** Kept cheap: the GUI instantiates every candidate class; the engine is loaded only in setupTest. */
     public KafkaConsumerSampler() {
-        super(CONSUMER, NativeConsumer.OUT_LENGTH, NativeConsumer.LOG_LINES_WAITING);
-    }
-
-    @Override
-    public Arguments getDefaultParameters() {
-        return ConsumerParameters.arguments(ConsumerParameters.CONSUMER_DEFAULTS);
-    }
-
-    @Override
-    public void setupTest(JavaSamplerContext context) {
-        setup(ProducerParameters.label(context), ProducerParameters.engineConfig(context));
-    }
-
-    @Override
-    public ConsumerSampleResult runTest(JavaSamplerContext context) {
-        return sample(ProducerParameters.label(context), null);
-    }
-
-    @Override
-    public void teardownTest(JavaSamplerContext context) {
-        teardown();
+        super(CONSUMER);
     }
 
     @Override
@@ -57,32 +36,12 @@ public class KafkaConsumerSampler extends AbstractNativeSampler<ConsumerSampleRe
     }
 
     @Override
-    protected long open(String[] config) {
-        return NativeConsumer.open(config);
-    }
-
-    @Override
-    protected ConsumerSampleResult newResult() {
-        return new ConsumerSampleResult();
-    }
-
-    @Override
     protected void call(long handle, long start, String value, ConsumerSampleResult result) {
         result.describePoll(start, NativeConsumer.poll(handle, out), out, pollTimeoutMs);
     }
 
     @Override
-    protected void interruptHandle(long handle) {
-        NativeConsumer.interrupt(handle);
-    }
-
-    @Override
     protected String close(long handle, boolean interrupted) {
         return NativeConsumer.close(handle);
-    }
-
-    @Override
-    protected String report(String summaryPath) {
-        return NativeConsumer.report(summaryPath);
     }
 }

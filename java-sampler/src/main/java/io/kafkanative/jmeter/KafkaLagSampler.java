@@ -1,8 +1,5 @@
 package io.kafkanative.jmeter;
 
-import org.apache.jmeter.config.Arguments;
-import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
-import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
 import org.apache.jmeter.threads.JMeterContextService;
 import org.apache.jmeter.threads.JMeterVariables;
 
@@ -18,50 +15,22 @@ import org.apache.jmeter.threads.JMeterVariables;
  *
  * <p>Not {@code Interruptible}: a lag sample is short (bounded by timeout.ms).
  */
-public class KafkaLagSampler extends AbstractNativeSampler<LagSampleResult> implements JavaSamplerClient {
+public class KafkaLagSampler extends AbstractNativeSampler<LagSampleResult> {
 
-    private static final Kind LAG = new Kind("lag monitor", KafkaLagSampler.class, null, null);
+    private static final Kind<LagSampleResult> LAG = new Kind<>("lag monitor", KafkaLagSampler.class,
+            ConsumerParameters.LAG_DEFAULTS, NativeLag.OUT_LENGTH, NativeLag.LOG_LINES_WAITING, NativeLag::open,
+            LagSampleResult::new);
 
     private String variable;
 
     /** Kept cheap: the GUI instantiates every candidate class; the engine is loaded only in setupTest. */
     public KafkaLagSampler() {
-        super(LAG, NativeLag.OUT_LENGTH, NativeLag.LOG_LINES_WAITING);
-    }
-
-    @Override
-    public Arguments getDefaultParameters() {
-        return ConsumerParameters.arguments(ConsumerParameters.LAG_DEFAULTS);
-    }
-
-    @Override
-    public void setupTest(JavaSamplerContext context) {
-        setup(ProducerParameters.label(context), ProducerParameters.engineConfig(context));
-    }
-
-    @Override
-    public LagSampleResult runTest(JavaSamplerContext context) {
-        return sample(ProducerParameters.label(context), null);
-    }
-
-    @Override
-    public void teardownTest(JavaSamplerContext context) {
-        teardown();
+        super(LAG);
     }
 
     @Override
     protected void configure(String[] config) {
         variable = ConsumerParameters.lagVariable(config);
-    }
-
-    @Override
-    protected long open(String[] config) {
-        return NativeLag.open(config);
-    }
-
-    @Override
-    protected LagSampleResult newResult() {
-        return new LagSampleResult();
     }
 
     @Override

@@ -1,7 +1,5 @@
 package io.kafkanative.jmeter;
 
-import org.apache.jmeter.config.Arguments;
-import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
 import org.apache.jmeter.samplers.Interruptible;
 
@@ -14,43 +12,29 @@ import org.apache.jmeter.samplers.Interruptible;
  * thread) closes it. When the last producer of the test is closed, the engine's kafka-producer-perf-test style
  * summary is printed and written as JSON to the file named by {@code kafka.summary.file}.
  */
-public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResult>
-        implements JavaSamplerClient, Interruptible {
+public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResult> implements Interruptible {
 
     static final String SUMMARY_FILE_PROPERTY = "kafka.summary.file";
     static final String DEFAULT_SUMMARY_FILE = "kafka-native-summary.json";
 
-    private static final Kind PRODUCER =
-            new Kind("producer", KafkaProducerSampler.class, SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE);
+    private static final Kind<KafkaSampleResult> PRODUCER = new Kind<>("producer", KafkaProducerSampler.class,
+            ProducerParameters.DEFAULTS, NativeProducer.OUT_LENGTH, NativeProducer.LOG_LINES_WAITING,
+            NativeProducer::open, KafkaSampleResult::new)
+            .interruptible(NativeProducer::interrupt)
+            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, NativeProducer::report);
 
     private boolean valueFromJMeter;
     private long closeTimeoutMs;
 
     /** Kept cheap: the GUI instantiates every candidate class; the engine is loaded only in setupTest. */
     public KafkaProducerSampler() {
-        super(PRODUCER, NativeProducer.OUT_LENGTH, NativeProducer.LOG_LINES_WAITING);
+        super(PRODUCER);
     }
 
+    /** value is read for every sample: it usually holds a variable such as ${payload}. */
     @Override
-    public Arguments getDefaultParameters() {
-        return ProducerParameters.defaultArguments();
-    }
-
-    @Override
-    public void setupTest(JavaSamplerContext context) {
-        setup(ProducerParameters.label(context), ProducerParameters.engineConfig(context));
-    }
-
-    @Override
-    public KafkaSampleResult runTest(JavaSamplerContext context) {
-        // value is read for every sample: it usually holds a variable such as ${payload}.
-        return sample(ProducerParameters.label(context),
-                valueFromJMeter ? context.getParameter(ProducerParameters.VALUE, "") : null);
-    }
-
-    @Override
-    public void teardownTest(JavaSamplerContext context) {
-        teardown();
+    protected String value(JavaSamplerContext context) {
+        return valueFromJMeter ? context.getParameter(ProducerParameters.VALUE, "") : null;
     }
 
     @Override
@@ -61,23 +45,8 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
     }
 
     @Override
-    protected long open(String[] config) {
-        return NativeProducer.open(config);
-    }
-
-    @Override
-    protected KafkaSampleResult newResult() {
-        return new KafkaSampleResult();
-    }
-
-    @Override
     protected void call(long handle, long start, String value, KafkaSampleResult result) {
         result.describeSend(start, NativeProducer.send(handle, value, out), out);
-    }
-
-    @Override
-    protected void interruptHandle(long handle) {
-        NativeProducer.interrupt(handle);
     }
 
     @Override
@@ -85,10 +54,5 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
         // A stopped test wants to end now: waiting for acks that may never come (broker down) would hold up
         // JMeter, which tears its samplers down one after the other.
         return NativeProducer.close(handle, interrupted ? 0 : closeTimeoutMs);
-    }
-
-    @Override
-    protected String report(String summaryPath) {
-        return NativeProducer.report(summaryPath);
     }
 }

@@ -66,9 +66,10 @@ final class ProducerParameters {
     private ProducerParameters() {
     }
 
-    static Arguments defaultArguments() {
+    /** A GUI table: these parameters with their defaults. */
+    static Arguments arguments(List<Parameter> table) {
         Arguments arguments = new Arguments();
-        for (Parameter parameter : DEFAULTS) {
+        for (Parameter parameter : table) {
             arguments.addArgument(parameter.name(), parameter.defaultValue());
         }
         return arguments;

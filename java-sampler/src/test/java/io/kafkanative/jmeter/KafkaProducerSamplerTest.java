@@ -63,28 +63,32 @@ class KafkaProducerSamplerTest {
 
     @Test
     void batchSampleCountsEveryMessage() throws Exception {
-        String topic = TestKafka.createTopic("batch", 1);
-        try (var thread = JavaRequestThread.producer(Map.of("topic", topic, "messages.per.sample", "10",
-                "record.size", "100"))) {
-            KafkaSampleResult result = thread.sample();
+        KafkaSampleResult result = firstSampleOnANewTopic("batch", Map.of("messages.per.sample", "10",
+                "record.size", "100"));
 
-            assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
-            assertEquals(10, result.getSampleCount());
-            assertEquals(0, result.getErrorCount());
-            assertEquals(1000, result.getSentBytes());
-            assertEquals("10 acked, the last at partition 0, offset 9", result.getResponseMessage());
-        }
+        assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
+        assertEquals(10, result.getSampleCount());
+        assertEquals(0, result.getErrorCount());
+        assertEquals(1000, result.getSentBytes());
+        assertEquals("10 acked, the last at partition 0, offset 9", result.getResponseMessage());
     }
 
     @Test
     void valueModeJmeterSendsTheValueParameter() throws Exception {
-        String topic = TestKafka.createTopic("jmeter-value", 1);
-        try (var thread = JavaRequestThread.producer(Map.of("topic", topic, "value.mode", "jmeter",
-                "value", "héllo 😀"))) {
-            KafkaSampleResult result = thread.sample();
+        KafkaSampleResult result = firstSampleOnANewTopic("jmeter-value", Map.of("value.mode", "jmeter",
+                "value", "héllo 😀"));
 
-            assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
-            assertEquals(11, result.getSentBytes(), "UTF-8, not Java's modified UTF-8: 1+2+3+1+4 bytes");
+        assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
+        assertEquals(11, result.getSentBytes(), "UTF-8, not Java's modified UTF-8: 1+2+3+1+4 bytes");
+    }
+
+    /** Opens a producer on a new topic of one partition with these changes and takes one sample. */
+    private static KafkaSampleResult firstSampleOnANewTopic(String purpose, Map<String, String> changes)
+            throws Exception {
+        Map<String, String> parameters = new HashMap<>(changes);
+        parameters.put("topic", TestKafka.createTopic(purpose, 1));
+        try (var thread = JavaRequestThread.producer(parameters)) {
+            return thread.sample();
         }
     }
 
@@ -121,13 +125,10 @@ class KafkaProducerSamplerTest {
 
     @Test
     void oversizedMessageIsRejected() throws Exception {
-        String topic = TestKafka.createTopic("oversized", 1);
-        try (var thread = JavaRequestThread.producer(Map.of("topic", topic, "record.size", "2000000"))) {
-            KafkaSampleResult result = thread.sample();
+        KafkaSampleResult result = firstSampleOnANewTopic("oversized", Map.of("record.size", "2000000"));
 
-            assertEquals("MSG_SIZE_TOO_LARGE", result.getResponseCode(), result.getResponseMessage());
-            assertFalse(result.isSuccessful());
-        }
+        assertEquals("MSG_SIZE_TOO_LARGE", result.getResponseCode(), result.getResponseMessage());
+        assertFalse(result.isSuccessful());
     }
 
     @Test

@@ -35,8 +35,8 @@ class KafkaSampleResultTest {
 
     @Test
     void batchWithSomeFailuresCountsEveryFailedMessage() {
-        KafkaSampleResult result = describe(new EngineError("MSG_TIMED_OUT", "Local: Message timed out"), 100, 97, 3, 3_000_400, 102_400,
-                1, 99);
+        KafkaSampleResult result = describe(new EngineError("MSG_TIMED_OUT", "Local: Message timed out"), 100, 97, 3,
+                3_000_400, 102_400, 1, 99);
 
         assertFalse(result.isSuccessful());
         assertEquals("MSG_TIMED_OUT", result.getResponseCode());
@@ -48,7 +48,8 @@ class KafkaSampleResultTest {
 
     @Test
     void singleFailureShowsTheEngineMessage() {
-        KafkaSampleResult result = describe(new EngineError("MSG_SIZE_TOO_LARGE", "Broker: Message size too large"), 1, 0, 1, 0, 0, -1, -1);
+        KafkaSampleResult result = describe(new EngineError("MSG_SIZE_TOO_LARGE", "Broker: Message size too large"),
+                1, 0, 1, 0, 0, -1, -1);
 
         assertEquals("MSG_SIZE_TOO_LARGE", result.getResponseCode());
         assertEquals("Broker: Message size too large", result.getResponseMessage());
