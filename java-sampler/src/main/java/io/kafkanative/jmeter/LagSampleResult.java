@@ -2,6 +2,7 @@ package io.kafkanative.jmeter;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * One lag reading, as JMeter's listeners show it: the total lag and its growth in the response message, one
@@ -10,6 +11,7 @@ import java.util.Locale;
 public class LagSampleResult extends KafkaSampleResult {
 
     private static final long serialVersionUID = 1L;
+    private static final Pattern PARTITION_START = Pattern.compile(" (?=p\\d+=)");
 
     private boolean reading;
 
@@ -39,7 +41,9 @@ public class LagSampleResult extends KafkaSampleResult {
             setResponseCode(error.code());
             setResponseMessage(reading ? error.message() + "; " + text : error.message());
         }
-        setResponseData("total=" + out[NativeLag.TOTAL_LAG] + "\n" + partitions.replace(' ', '\n')
+        // One partition per line: "p0=12 p1=0(no commit)" splits before each "pN=", not inside "(no commit)".
+        String perLine = PARTITION_START.matcher(partitions).replaceAll("\n");
+        setResponseData("total=" + out[NativeLag.TOTAL_LAG] + "\n" + perLine
                 + (error == null ? "" : "\n" + error.code() + ": " + error.message()), StandardCharsets.UTF_8.name());
     }
 
