@@ -1,38 +1,31 @@
 //! Native methods of `io.kafkanative.jmeter.NativeProducer`.
 //!
-//! A handle is a `Box<Native>` turned into a `long`; the Java side guarantees that `close` is called
-//! exactly once and never concurrently with `send` or `interrupt`, so the pointer is valid in between.
+//! A handle is a [`super::Native`] around a [`ProducerHandle`]; its interrupt goes through the handle's slot, which
+//! `send` does not hold while waiting.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use jni::objects::{JClass, JLongArray, JObjectArray, JString};
+use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
-use jni::{Env, EnvUnowned};
+use jni::EnvUnowned;
 
-use super::{borrow_handle, config_pairs, error_text, new_string, BridgeError, ThrowPolicy};
-use crate::producer::{ProducerHandle, Slot};
-use crate::{config, logsink, stats};
+use super::{borrow, close, config_pairs, engine_error, interrupt, new_string, opt_string, BridgeError, ThrowPolicy};
+use crate::layout;
+use crate::logsink;
+use crate::producer::{settings, ProducerHandle, SampleOutcome};
 
-/// What a Java `long` handle points at. The mutex is only ever taken by the handle's own JMeter
-/// thread (and by close), so it costs an uncontended lock per sample; `interrupt` goes through the
-/// slot, which `send` does not hold while waiting.
-struct Native {
-    slot: Arc<Slot>,
-    handle: Mutex<ProducerHandle>,
-}
+const WHAT: &str = "Kafka producer";
 
-fn native<'a>(handle: jlong) -> Result<&'a Native, BridgeError> {
-    // SAFETY: handles come from `open` below and stay valid until `close` (see module docs).
-    unsafe { borrow_handle(handle, "Kafka producer") }
-}
-
-fn opt_string(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
-    if s.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(s.try_to_string(env)?))
-}
+layout!(LAYOUT, slots(o: SampleOutcome) {
+    sent => o.sent,
+    acked => o.acked,
+    failed => o.failed,
+    elapsed_micros => o.elapsed.as_micros(),
+    bytes_sent => o.bytes,
+    partition => o.partition,
+    offset => o.offset,
+    log_lines_waiting => logsink::pending(),
+});
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_open<'l>(
@@ -42,17 +35,12 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_open<'l>(
 ) -> jlong {
     env.with_env(|env| -> Result<jlong, BridgeError> {
         logsink::install();
-        let pairs = config_pairs(env, &config)?;
-        let settings = config::parse(&pairs)?;
-        let handle = ProducerHandle::open(settings)?;
-        let native = Box::new(Native { slot: handle.slot(), handle: Mutex::new(handle) });
-        Ok(Box::into_raw(native) as jlong)
+        let handle = ProducerHandle::open(settings::parse(&config_pairs(env, &config)?)?, &super::RUN)?;
+        let slot = handle.slot();
+        Ok(super::open(handle, move || slot.interrupt()))
     })
     .resolve::<ThrowPolicy>()
 }
-
-/// Output layout shared with `NativeProducer.send` in Java: see its Javadoc.
-const OUT_LEN: usize = 8;
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
@@ -61,31 +49,16 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
     handle: jlong,
     value: JString<'l>,
     out: JLongArray<'l>,
-) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let native = native(handle)?;
-        let mut producer = native.handle.lock().unwrap_or_else(|p| p.into_inner());
-        let outcome = if value.is_null() {
-            producer.send(None)
-        } else {
-            // Borrowed from the JVM without a copy when it is valid UTF-8 (the common case).
-            let chars = value.mutf8_chars(env)?;
-            let text = chars.to_str();
-            producer.send(Some(text.as_bytes()))
-        };
-        drop(producer);
-        let numbers: [jlong; OUT_LEN] = [
-            outcome.sent as jlong,
-            outcome.acked as jlong,
-            outcome.failed as jlong,
-            outcome.elapsed.as_micros() as jlong,
-            outcome.bytes as jlong,
-            outcome.partition as jlong,
-            outcome.offset,
-            logsink::pending() as jlong,
-        ];
-        out.set_region(env, 0, &numbers)?;
-        new_string(env, outcome.error.map(error_text))
+) -> JObject<'l> {
+    env.with_env(|env| -> Result<JObject<'l>, BridgeError> {
+        // value.mode=jmeter: the JVM's modified UTF-8, decoded (copied only when it is not plain UTF-8).
+        let chars = if value.is_null() { None } else { Some(value.mutf8_chars(env)?) };
+        let text = chars.as_ref().map(|c| c.to_str());
+        // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+        let outcome =
+            unsafe { borrow(handle, WHAT, |p: &mut ProducerHandle| p.send(text.as_deref().map(str::as_bytes)))? };
+        out.set_region(env, 0, &slots(&outcome))?;
+        engine_error(env, outcome.error.as_ref())
     })
     .resolve::<ThrowPolicy>()
 }
@@ -97,9 +70,8 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_interrupt<'l>(
     handle: jlong,
 ) {
     env.with_env(|_env| -> Result<(), BridgeError> {
-        if handle != 0 {
-            native(handle)?.slot.interrupt();
-        }
+        // SAFETY: as for `send`.
+        unsafe { interrupt::<ProducerHandle>(handle) };
         Ok(())
     })
     .resolve::<ThrowPolicy>()
@@ -113,25 +85,12 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_close<'l>(
     timeout_ms: jlong,
 ) -> JString<'l> {
     env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        if handle == 0 {
-            return new_string(env, Some("already closed".into()));
-        }
+        let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
         // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-        let native = unsafe { Box::from_raw(handle as *mut Native) };
-        let mut producer = native.handle.lock().unwrap_or_else(|p| p.into_inner());
-        let report = producer.close(Duration::from_millis(timeout_ms.max(0) as u64));
-        new_string(env, Some(report))
+        let report = unsafe { close(handle, |mut p: ProducerHandle| p.close(timeout)) };
+        new_string(env, Some(report.unwrap_or_else(|| "already closed".into())))
     })
     .resolve::<ThrowPolicy>()
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_drainLogs<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> { new_string(env, logsink::drain()) })
-        .resolve::<ThrowPolicy>()
 }
 
 #[unsafe(no_mangle)]
@@ -142,8 +101,44 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_report<'l>(
 ) -> JString<'l> {
     env.with_env(|env| -> Result<JString<'l>, BridgeError> {
         let path = opt_string(env, &summary_path)?;
-        let line = stats::write_report(path.as_deref()).map_err(BridgeError::Engine)?;
+        let line = super::RUN.producer_report(path.as_deref())?;
         new_string(env, line)
     })
     .resolve::<ThrowPolicy>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::EngineError;
+
+    #[test]
+    fn the_array_follows_the_layout() {
+        let o = SampleOutcome {
+            sent: 1,
+            acked: 2,
+            failed: 3,
+            elapsed: Duration::from_micros(4),
+            bytes: 5,
+            partition: 6,
+            offset: 7,
+            error: Some(EngineError::new("X", "y")),
+        };
+        let s = slots(&o);
+        let at = |name: &str| s[LAYOUT.iter().position(|n| *n == name).unwrap()];
+        let expected = [
+            ("sent", 1),
+            ("acked", 2),
+            ("failed", 3),
+            ("elapsed_micros", 4),
+            ("bytes_sent", 5),
+            ("partition", 6),
+            ("offset", 7),
+        ];
+        for (name, value) in expected {
+            assert_eq!(at(name), value, "{name}");
+        }
+        assert_eq!(LAYOUT.len(), 8);
+        assert_eq!(LAYOUT[7], "log_lines_waiting");
+    }
 }
