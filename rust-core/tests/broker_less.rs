@@ -16,7 +16,11 @@ fn cluster(topic: &str, partitions: i32) -> MockCluster<'static, DefaultProducer
     cluster
 }
 
-fn open(cluster: &MockCluster<'static, DefaultProducerContext>, topic: &str, extra: &[(&str, &str)]) -> Result<ProducerHandle, kafka_native::error::EngineError> {
+fn open(
+    cluster: &MockCluster<'static, DefaultProducerContext>,
+    topic: &str,
+    extra: &[(&str, &str)],
+) -> Result<ProducerHandle, kafka_native::error::EngineError> {
     let mut pairs = vec![
         ("bootstrap.servers".to_string(), cluster.bootstrap_servers()),
         ("topic".to_string(), topic.to_string()),
@@ -55,14 +59,15 @@ fn a_broker_down_times_out_within_the_sample_deadline() {
 fn request_errors_are_reported_by_their_names() {
     let c = cluster("refused", 1);
     let mut p = open(&c, "refused", &[]).unwrap();
-    c.request_errors(RDKafkaApiKey::Produce, &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED]);
-    let e = p.send(None).error.expect("the broker refused the produce request");
-    assert_eq!(e.code, "TOPIC_AUTHORIZATION_FAILED", "{e}");
     c.request_errors(RDKafkaApiKey::Produce, &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS]);
     // policy=capacity has retries=0: a retriable error shows as a failure, not as a hidden retry.
     let e = p.send(None).error.expect("the broker refused the produce request");
     assert_eq!(e.code, "NOT_ENOUGH_REPLICAS", "{e}");
-    assert!(p.send(None).error.is_none());
+    assert!(p.send(None).error.is_none(), "the next request is accepted");
+    // Last: librdkafka then fails the topic's further messages with the same error until its metadata is refreshed.
+    c.request_errors(RDKafkaApiKey::Produce, &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED]);
+    let e = p.send(None).error.expect("the broker refused the produce request");
+    assert_eq!(e.code, "TOPIC_AUTHORIZATION_FAILED", "{e}");
     p.close(Duration::from_secs(5));
 }
 
@@ -84,5 +89,8 @@ fn preflight_names_the_brokers_when_none_answers() {
     c.broker_down(1).unwrap();
     let e = open(&c, "t", &[("timeout.ms", "500")]).err().unwrap();
     assert!(e.message.starts_with(&format!("no broker at {} answered within 500 ms (", c.bootstrap_servers())), "{e}");
-    assert!(e.message.ends_with("check bootstrap.servers, the security settings and that the broker is running"), "{e}");
+    assert!(
+        e.message.ends_with("check bootstrap.servers, the security settings and that the broker is running"),
+        "{e}"
+    );
 }
