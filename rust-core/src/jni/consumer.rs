@@ -9,7 +9,7 @@ use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::EnvUnowned;
 
-use super::{borrow, close, config_pairs, engine_error, interrupt, new_string, opt_string, BridgeError, ThrowPolicy};
+use super::{borrow, close, closed_text, config_pairs, engine_error, interrupt, opt_string, BridgeError, ThrowPolicy};
 use crate::consumer::{settings, ConsumerHandle, PollOutcome};
 use crate::layout;
 use crate::logsink;
@@ -64,44 +64,31 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_poll<'l>(
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_interrupt<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), BridgeError> {
-        // SAFETY: as for `poll`.
-        unsafe { interrupt::<ConsumerHandle>(handle) };
-        Ok(())
-    })
-    .resolve::<ThrowPolicy>()
+    // SAFETY: as for `poll`.
+    super::void(env, || unsafe { interrupt::<ConsumerHandle>(handle) })
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_close<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-        let report = unsafe { close(handle, |mut c: ConsumerHandle| c.close()) };
-        new_string(env, Some(report.unwrap_or_else(|| "already closed".into())))
-    })
-    .resolve::<ThrowPolicy>()
+    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+    super::text(env, |_| closed_text(unsafe { close(handle, |mut c: ConsumerHandle| c.close()) }))
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_report<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     summary_path: JString<'l>,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let path = opt_string(env, &summary_path)?;
-        let report = super::RUN.consumer_report(path.as_deref())?;
-        new_string(env, report)
-    })
-    .resolve::<ThrowPolicy>()
+    super::text(env, |env| Ok(super::RUN.consumer_report(opt_string(env, &summary_path)?.as_deref())?))
 }
 
 #[cfg(test)]
@@ -126,24 +113,23 @@ mod tests {
             error: None,
             stop_thread: true,
         };
-        let s = slots(&o);
-        let at = |name: &str| s[LAYOUT.iter().position(|n| *n == name).unwrap()];
-        let expected = [
-            ("records", 1),
-            ("bytes", 2),
-            ("elapsed_micros", 3),
-            ("e2e_mean_micros", 4),
-            ("e2e_max_micros", -1),
-            ("partition", 6),
-            ("offset", 7),
-            ("check_failures", 8),
-            ("rebalances", 9),
-            ("assigned_partitions", 10),
-            ("stop_thread", 1),
-        ];
-        for (name, value) in expected {
-            assert_eq!(at(name), value, "{name}");
-        }
-        assert_eq!((LAYOUT.len(), LAYOUT[10]), (12, "log_lines_waiting"));
+        super::super::assert_layout(
+            LAYOUT,
+            &slots(&o),
+            &[
+                ("records", 1),
+                ("bytes", 2),
+                ("elapsed_micros", 3),
+                ("e2e_mean_micros", 4),
+                ("e2e_max_micros", -1),
+                ("partition", 6),
+                ("offset", 7),
+                ("check_failures", 8),
+                ("rebalances", 9),
+                ("assigned_partitions", 10),
+                ("stop_thread", 1),
+            ],
+        );
+        assert_eq!(LAYOUT[10], "log_lines_waiting");
     }
 }

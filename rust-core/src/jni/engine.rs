@@ -3,7 +3,7 @@
 use jni::objects::{JClass, JObjectArray, JString};
 use jni::EnvUnowned;
 
-use super::{new_string, opt_string, BridgeError, ThrowPolicy};
+use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::error::EngineError;
 use crate::logsink;
 
@@ -20,11 +20,10 @@ fn layout(name: &str) -> Option<&'static [&'static str]> {
 /// Log lines waiting ("LEVEL\tmessage" joined by '\n'), or null if none.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_drainLogs<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> { new_string(env, logsink::drain()) })
-        .resolve::<ThrowPolicy>()
+    super::text(env, |_| Ok(logsink::drain()))
 }
 
 /// The slot names of a result layout, in order, for Java's check of its constants.

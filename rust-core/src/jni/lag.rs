@@ -60,16 +60,14 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_sample<'l>(
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_close<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), BridgeError> {
-        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+    super::void(env, || {
         unsafe { close(handle, drop::<LagMonitor>) };
-        Ok(())
     })
-    .resolve::<ThrowPolicy>()
 }
 
 #[cfg(test)]
@@ -88,18 +86,18 @@ mod tests {
             elapsed: Duration::from_micros(2),
             error: None,
         };
-        let s = slots(&o);
-        let at = |name: &str| s[LAYOUT.iter().position(|n| *n == name).unwrap()];
-        for (name, value) in [
-            ("total_lag", 1),
-            ("partitions", 0),
-            ("elapsed_micros", 2),
-            ("growth", 3),
-            ("growing_windows", 4),
-            ("ok", 1),
-        ] {
-            assert_eq!(at(name), value, "{name}");
-        }
-        assert_eq!((LAYOUT.len(), LAYOUT[6]), (7, "log_lines_waiting"));
+        super::super::assert_layout(
+            LAYOUT,
+            &slots(&o),
+            &[
+                ("total_lag", 1),
+                ("partitions", 0),
+                ("elapsed_micros", 2),
+                ("growth", 3),
+                ("growing_windows", 4),
+                ("ok", 1),
+            ],
+        );
+        assert_eq!(LAYOUT[6], "log_lines_waiting");
     }
 }

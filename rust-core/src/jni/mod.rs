@@ -20,7 +20,7 @@ use std::sync::{LazyLock, Mutex};
 use jni::errors::{Error as JniError, ErrorPolicy};
 use jni::objects::{JObject, JObjectArray, JString, JThrowable, JValue};
 use jni::sys::jlong;
-use jni::{jni_sig, jni_str, Env};
+use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
 use crate::error::{panic_text, EngineError};
 use crate::report::Run;
@@ -191,6 +191,42 @@ pub(crate) fn new_string<'l>(env: &mut Env<'l>, s: Option<String>) -> Result<JSt
         Some(s) => env.new_string(s)?,
         None => JString::default(),
     })
+}
+
+/// Runs `body` under the bridge's policy; its text becomes a Java string (null for None).
+pub(crate) fn text<'l>(
+    mut env: EnvUnowned<'l>,
+    body: impl FnOnce(&mut Env<'l>) -> Result<Option<String>, BridgeError>,
+) -> JString<'l> {
+    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
+        let text = body(env)?;
+        new_string(env, text)
+    })
+    .resolve::<ThrowPolicy>()
+}
+
+/// Runs `body`, which returns nothing to Java, under the bridge's policy.
+pub(crate) fn void(mut env: EnvUnowned<'_>, body: impl FnOnce()) {
+    env.with_env(|_env| -> Result<(), BridgeError> {
+        body();
+        Ok(())
+    })
+    .resolve::<ThrowPolicy>()
+}
+
+/// The close report of a handle, or "already closed" for 0.
+pub(crate) fn closed_text(report: Option<String>) -> Result<Option<String>, BridgeError> {
+    Ok(Some(report.unwrap_or_else(|| "already closed".into())))
+}
+
+/// Checks a layout's table against the array its fill function made: each named slot holds the expected value.
+#[cfg(test)]
+pub(crate) fn assert_layout(layout: &[&str], slots: &[jlong], expected: &[(&str, jlong)]) {
+    assert_eq!(layout.len(), slots.len());
+    for (name, value) in expected {
+        let at = layout.iter().position(|n| n == name).unwrap_or_else(|| panic!("no slot {name} in {layout:?}"));
+        assert_eq!(slots[at], *value, "{name}");
+    }
 }
 
 /// Defines a result layout once: `NAME` (the slot names, in order: Java's constants lower-cased) and a function

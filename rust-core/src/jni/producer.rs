@@ -9,7 +9,7 @@ use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::EnvUnowned;
 
-use super::{borrow, close, config_pairs, engine_error, interrupt, new_string, opt_string, BridgeError, ThrowPolicy};
+use super::{borrow, close, closed_text, config_pairs, engine_error, interrupt, opt_string, BridgeError, ThrowPolicy};
 use crate::layout;
 use crate::logsink;
 use crate::producer::{settings, ProducerHandle, SampleOutcome};
@@ -65,46 +65,33 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_interrupt<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), BridgeError> {
-        // SAFETY: as for `send`.
-        unsafe { interrupt::<ProducerHandle>(handle) };
-        Ok(())
-    })
-    .resolve::<ThrowPolicy>()
+    // SAFETY: as for `send`.
+    super::void(env, || unsafe { interrupt::<ProducerHandle>(handle) })
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_close<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     timeout_ms: jlong,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
-        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-        let report = unsafe { close(handle, |mut p: ProducerHandle| p.close(timeout)) };
-        new_string(env, Some(report.unwrap_or_else(|| "already closed".into())))
-    })
-    .resolve::<ThrowPolicy>()
+    let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
+    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+    super::text(env, |_| closed_text(unsafe { close(handle, |mut p: ProducerHandle| p.close(timeout)) }))
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_report<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     summary_path: JString<'l>,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let path = opt_string(env, &summary_path)?;
-        let line = super::RUN.producer_report(path.as_deref())?;
-        new_string(env, line)
-    })
-    .resolve::<ThrowPolicy>()
+    super::text(env, |env| Ok(super::RUN.producer_report(opt_string(env, &summary_path)?.as_deref())?))
 }
 
 #[cfg(test)]
@@ -124,21 +111,19 @@ mod tests {
             offset: 7,
             error: Some(EngineError::new("X", "y")),
         };
-        let s = slots(&o);
-        let at = |name: &str| s[LAYOUT.iter().position(|n| *n == name).unwrap()];
-        let expected = [
-            ("sent", 1),
-            ("acked", 2),
-            ("failed", 3),
-            ("elapsed_micros", 4),
-            ("bytes_sent", 5),
-            ("partition", 6),
-            ("offset", 7),
-        ];
-        for (name, value) in expected {
-            assert_eq!(at(name), value, "{name}");
-        }
-        assert_eq!(LAYOUT.len(), 8);
+        super::super::assert_layout(
+            LAYOUT,
+            &slots(&o),
+            &[
+                ("sent", 1),
+                ("acked", 2),
+                ("failed", 3),
+                ("elapsed_micros", 4),
+                ("bytes_sent", 5),
+                ("partition", 6),
+                ("offset", 7),
+            ],
+        );
         assert_eq!(LAYOUT[7], "log_lines_waiting");
     }
 }
