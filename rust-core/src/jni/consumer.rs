@@ -9,7 +9,7 @@ use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::EnvUnowned;
 
-use super::{borrow, close, closed_text, config_pairs, engine_error, interrupt, opt_string, BridgeError, ThrowPolicy};
+use super::{close, closed_text, engine_error, interrupt, opt_string, sample};
 use crate::consumer::{settings, ConsumerHandle, PollOutcome};
 use crate::layout;
 use crate::logsink;
@@ -33,33 +33,27 @@ layout!(LAYOUT, slots(o: PollOutcome) {
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_open<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     config: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
-        logsink::install();
-        let handle = ConsumerHandle::open(settings::parse_consumer(&config_pairs(env, &config)?)?, &super::RUN)?;
+    super::open(env, config, |pairs| {
+        let handle = ConsumerHandle::open(settings::parse_consumer(pairs)?, &super::RUN)?;
         let interrupted = handle.interrupter();
-        Ok(super::open(handle, move || interrupted.store(true, Ordering::Release)))
+        Ok((handle, Box::new(move || interrupted.store(true, Ordering::Release))))
     })
-    .resolve::<ThrowPolicy>()
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_poll<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     out: JLongArray<'l>,
 ) -> JObject<'l> {
-    env.with_env(|env| -> Result<JObject<'l>, BridgeError> {
-        // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
-        let outcome = unsafe { borrow(handle, WHAT, ConsumerHandle::poll)? };
-        out.set_region(env, 0, &slots(&outcome))?;
-        engine_error(env, outcome.error.as_ref())
-    })
-    .resolve::<ThrowPolicy>()
+    let poll = |_: &mut _, c: &mut ConsumerHandle| Ok(c.poll());
+    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+    unsafe { sample(env, handle, WHAT, out, poll, slots, |env, o| engine_error(env, o.error.as_ref())) }
 }
 
 #[unsafe(no_mangle)]

@@ -5,9 +5,9 @@
 
 use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString, JValue};
 use jni::sys::jlong;
-use jni::{jni_sig, jni_str, EnvUnowned};
+use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
-use super::{borrow, close, config_pairs, engine_error, BridgeError, ThrowPolicy};
+use super::{close, engine_error, sample, BridgeError};
 use crate::lag::{parse_lag, LagMonitor, LagOutcome};
 use crate::layout;
 use crate::logsink;
@@ -24,38 +24,32 @@ layout!(LAYOUT, slots(o: LagOutcome) {
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_open<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     config: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
-        logsink::install();
-        let monitor = LagMonitor::open(parse_lag(&config_pairs(env, &config)?)?)?;
-        Ok(super::open(monitor, || {}))
-    })
-    .resolve::<ThrowPolicy>()
+    super::open(env, config, |pairs| Ok((LagMonitor::open(parse_lag(pairs)?)?, Box::new(|| {}))))
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_sample<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     out: JLongArray<'l>,
 ) -> JObject<'l> {
-    env.with_env(|env| -> Result<JObject<'l>, BridgeError> {
-        // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
-        let outcome = unsafe { borrow(handle, "lag monitor", LagMonitor::sample)? };
-        out.set_region(env, 0, &slots(&outcome))?;
-        let partitions = env.new_string(outcome.partitions_text())?;
-        let error = engine_error(env, outcome.error.as_ref())?;
+    let reading = |env: &mut Env<'l>, o: LagOutcome| -> Result<JObject<'l>, BridgeError> {
+        let partitions = env.new_string(o.partitions_text())?;
+        let error = engine_error(env, o.error.as_ref())?;
         Ok(env.new_object(
             jni_str!("io/kafkanative/jmeter/LagReading"),
             jni_sig!("(Ljava/lang/String;Lio/kafkanative/jmeter/EngineError;)V"),
             &[JValue::from(&partitions), JValue::from(&error)],
         )?)
-    })
-    .resolve::<ThrowPolicy>()
+    };
+    let read = |_: &mut _, m: &mut LagMonitor| Ok(m.sample());
+    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+    unsafe { sample(env, handle, "lag monitor", out, read, slots, reading) }
 }
 
 #[unsafe(no_mangle)]

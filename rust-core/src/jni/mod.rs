@@ -18,7 +18,7 @@ use std::any::Any;
 use std::sync::{LazyLock, Mutex};
 
 use jni::errors::{Error as JniError, ErrorPolicy};
-use jni::objects::{JObject, JObjectArray, JString, JThrowable, JValue};
+use jni::objects::{JLongArray, JObject, JObjectArray, JString, JThrowable, JValue};
 use jni::sys::jlong;
 use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
@@ -119,9 +119,42 @@ pub(crate) struct Native<H> {
     interrupt: Box<dyn Fn() + Send + Sync>,
 }
 
-/// Boxes an engine object into a handle for Java.
-pub(crate) fn open<H>(handle: H, interrupt: impl Fn() + Send + Sync + 'static) -> jlong {
-    Box::into_raw(Box::new(Native { handle: Mutex::new(handle), interrupt: Box::new(interrupt) })) as jlong
+/// What `make` returns to [`open`]: the engine object and what interrupts a sample waiting on it.
+pub(crate) type Opened<H> = (H, Box<dyn Fn() + Send + Sync>);
+
+/// `open`: the Java configuration pairs to an engine object behind a new `long` handle.
+pub(crate) fn open<'l, H>(
+    mut env: EnvUnowned<'l>,
+    config: JObjectArray<'l, JString<'l>>,
+    make: impl FnOnce(&[(String, String)]) -> Result<Opened<H>, EngineError>,
+) -> jlong {
+    env.with_env(|env| -> Result<jlong, BridgeError> {
+        crate::logsink::install();
+        let (handle, interrupt) = make(&config_pairs(env, &config)?)?;
+        Ok(Box::into_raw(Box::new(Native { handle: Mutex::new(handle), interrupt })) as jlong)
+    })
+    .resolve::<ThrowPolicy>()
+}
+
+/// One sample on the handle: `run` makes the outcome, `slots` its numbers for `out`, `result` the returned object.
+///
+/// # Safety
+/// As for [`borrow`].
+pub(crate) unsafe fn sample<'l, H, O, const N: usize>(
+    mut env: EnvUnowned<'l>,
+    handle: jlong,
+    what: &str,
+    out: JLongArray<'l>,
+    run: impl FnOnce(&mut Env<'l>, &mut H) -> Result<O, BridgeError>,
+    slots: fn(&O) -> [jlong; N],
+    result: impl FnOnce(&mut Env<'l>, O) -> Result<JObject<'l>, BridgeError>,
+) -> JObject<'l> {
+    env.with_env(|env| -> Result<JObject<'l>, BridgeError> {
+        let outcome = borrow(handle, what, |h| run(env, h))??;
+        out.set_region(env, 0, &slots(&outcome))?;
+        result(env, outcome)
+    })
+    .resolve::<ThrowPolicy>()
 }
 
 /// Runs `f` on the engine object behind `handle`; `what` names it in the error for a closed (0) handle.

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
-use jni::EnvUnowned;
+use jni::{Env, EnvUnowned};
 
-use super::{borrow, close, closed_text, config_pairs, engine_error, interrupt, opt_string, BridgeError, ThrowPolicy};
+use super::{close, closed_text, engine_error, interrupt, opt_string, sample, BridgeError};
 use crate::layout;
 use crate::logsink;
 use crate::producer::{settings, ProducerHandle, SampleOutcome};
@@ -29,38 +29,34 @@ layout!(LAYOUT, slots(o: SampleOutcome) {
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_open<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     config: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
-        logsink::install();
-        let handle = ProducerHandle::open(settings::parse(&config_pairs(env, &config)?)?, &super::RUN)?;
+    super::open(env, config, |pairs| {
+        let handle = ProducerHandle::open(settings::parse(pairs)?, &super::RUN)?;
         let slot = handle.slot();
-        Ok(super::open(handle, move || slot.interrupt()))
+        Ok((handle, Box::new(move || slot.interrupt())))
     })
-    .resolve::<ThrowPolicy>()
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     value: JString<'l>,
     out: JLongArray<'l>,
 ) -> JObject<'l> {
-    env.with_env(|env| -> Result<JObject<'l>, BridgeError> {
-        // value.mode=jmeter: the JVM's modified UTF-8, decoded (copied only when it is not plain UTF-8).
+    let send = |env: &mut Env<'l>, p: &mut ProducerHandle| -> Result<SampleOutcome, BridgeError> {
+        // value.mode=jmeter: GetStringUTFChars (the JVM may copy the text); turned into UTF-8 without another copy
+        // unless it holds characters that modified UTF-8 encodes differently (NUL, supplementary characters).
         let chars = if value.is_null() { None } else { Some(value.mutf8_chars(env)?) };
         let text = chars.as_ref().map(|c| c.to_str());
-        // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
-        let outcome =
-            unsafe { borrow(handle, WHAT, |p: &mut ProducerHandle| p.send(text.as_deref().map(str::as_bytes)))? };
-        out.set_region(env, 0, &slots(&outcome))?;
-        engine_error(env, outcome.error.as_ref())
-    })
-    .resolve::<ThrowPolicy>()
+        Ok(p.send(text.as_deref().map(str::as_bytes)))
+    };
+    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+    unsafe { sample(env, handle, WHAT, out, send, slots, |env, o| engine_error(env, o.error.as_ref())) }
 }
 
 #[unsafe(no_mangle)]
