@@ -1,12 +1,45 @@
 //! Where a handle's outcomes arrive: each message carries a [`Ticket`] through librdkafka; the delivery callback
-//! hands the broker's verdict to the ticket's [`Slot`], which counts it and wakes the waiting JMeter thread.
+//! ([`ProducerCtx`], on librdkafka's thread, guarded against panics) hands the broker's verdict to the ticket's
+//! [`Slot`], which counts it and wakes the waiting JMeter thread.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
+use rdkafka::message::Message;
+use rdkafka::producer::{DeliveryResult, ProducerContext};
+
 use super::stats::Totals;
 use crate::audit::SeqSet;
+use crate::client::context::{guarded, ClientCtx, HasClientCtx};
 use crate::error::EngineError;
+
+/// The producer's context: the client hooks every client has, and deliveries to the ticket's slot.
+#[derive(Default)]
+pub(crate) struct ProducerCtx {
+    client: ClientCtx,
+}
+
+impl HasClientCtx for ProducerCtx {
+    fn client_ctx(&self) -> &ClientCtx {
+        &self.client
+    }
+}
+
+crate::client_context!(ProducerCtx);
+
+impl ProducerContext for ProducerCtx {
+    type DeliveryOpaque = Box<Ticket>;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, ticket: Box<Ticket>) {
+        guarded("delivery", || {
+            let verdict = match result {
+                Ok(m) => Ok((m.partition(), m.offset())),
+                Err((e, _)) => Err(EngineError::from_kafka(e)),
+            };
+            ticket.slot.complete(verdict, &ticket);
+        });
+    }
+}
 
 /// Travels with each message through librdkafka and comes back in the delivery callback.
 pub(crate) struct Ticket {
