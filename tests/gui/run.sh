@@ -13,13 +13,9 @@
 #   unshare -n bash -c 'ip link set lo up && tests/gui/run.sh'
 # GUI_PLANS (a list of .jmx, globs allowed) opens only those. Ends with "N passed, N failed". About 1 minute.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root" || exit 1
-out="$root/target/gui-tests"
-rm -rf "$out"
-mkdir -p "$out"
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
-source "$root/tests/lib/checks.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir gui-tests
 # shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/common.sh"
 # shellcheck source=../../scripts/lib/gui.sh source-path=SCRIPTDIR

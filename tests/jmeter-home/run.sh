@@ -7,13 +7,9 @@
 #   unshare -n bash -c 'ip link set lo up && tests/jmeter-home/run.sh'
 # Ends with "N passed, N failed". About 1 minute.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root" || exit 1
-out="$root/target/jmeter-home-tests"
-rm -rf "$out"
-mkdir -p "$out"
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
-source "$root/tests/lib/checks.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir jmeter-home-tests
 # shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/common.sh"
 # shellcheck source=../../scripts/lib/jmeter.sh source-path=SCRIPTDIR
@@ -24,23 +20,7 @@ bin="$home/bin"
 temurin="$(compgen -G '/usr/lib/jvm/temurin-2[2-9]*' | head -n1)" # a JDK 22+ if the machine has one
 restricted='WARNING: A restricted method in java.lang.System has been called'
 
-# wait_for FILE TEXT SECONDS: true once FILE contains TEXT.
-wait_for() {
-  local deadline=$((SECONDS + $3))
-  until grep -qF -- "$2" "$1" 2>/dev/null; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
 
-# wait_exit PID SECONDS: true once PID has ended.
-wait_exit() {
-  local deadline=$((SECONDS + $2))
-  while kill -0 "$1" 2>/dev/null; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
 
 # kill_jmeter PID: end a JMeter started in the background through bin/jmeter, a shell script that runs java as its
 # child (not with exec): the child first, then the script.

@@ -1,8 +1,38 @@
+# shellcheck shell=bash
 # Shared by the end-to-end test scripts (source it): named checks, each printed PASS or FAIL, and the closing
 # "N passed, N failed" line whose exit status says whether all passed.
 
 passed=0
 failed=0
+
+# The repository root, from this file's place (tests/lib/checks.sh).
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# enter_work_dir NAME: cd to the repository root and start an empty $out = target/NAME for this run's files.
+enter_work_dir() {
+  cd "$root" || exit 1
+  out="$root/target/$1"
+  rm -rf "$out"
+  mkdir -p "$out"
+}
+
+# wait_for FILE TEXT SECONDS: true once FILE contains TEXT.
+wait_for() {
+  local deadline=$((SECONDS + $3))
+  until grep -qF -- "$2" "$1" 2>/dev/null; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
+
+# wait_exit PID SECONDS: true once PID has ended.
+wait_exit() {
+  local deadline=$((SECONDS + $2))
+  while kill -0 "$1" 2>/dev/null; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.5
+  done
+}
 
 # check NAME COMMAND...: runs the command and counts it; a failing check does not stop the others.
 check() {

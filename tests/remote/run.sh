@@ -8,13 +8,9 @@
 #   unshare -n bash -c 'ip link set lo up && scripts/kafka start && tests/remote/run.sh; scripts/kafka stop'
 # Ends with "N passed, N failed". About 1.5 minutes.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root" || exit 1
-out="$root/target/remote-tests"
-rm -rf "$out"
-mkdir -p "$out"
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
-source "$root/tests/lib/checks.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir remote-tests
 
 threads=3
 loops=40
@@ -28,14 +24,6 @@ topic_messages() {
     awk -F: '{ n += $3 } END { print n + 0 }'
 }
 
-# wait_for FILE TEXT SECONDS: true once FILE contains TEXT.
-wait_for() {
-  local deadline=$((SECONDS + $3))
-  until grep -qF -- "$2" "$1" 2>/dev/null; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.5
-  done
-}
 
 # Each pid is JMeter's bin/jmeter (a shell script that runs java as its child, not with exec): end both.
 stop_servers() {
