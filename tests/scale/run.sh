@@ -4,7 +4,7 @@
 # Needs a built jar (scripts/build) and a running broker (scripts/kafka start).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 out="$root/target/scale"
 rm -rf "$out"
 mkdir -p "$out"
