@@ -2,9 +2,10 @@
 //!
 //! Flow of one sample: [`ProducerHandle::send`] generates key and value in native memory ([`payload`]) and
 //! enqueues `messages.per.sample` records into librdkafka, each carrying a ticket (which sample it belongs to,
-//! when it was sent); librdkafka's polling thread calls the delivery callback ([`shared`]) with the broker's
-//! verdict; the ticket's [`Slot`] ([`slot`]) counts it and wakes the JMeter thread waiting in `send` once every
-//! message of the sample has an outcome, or the deadline passed.
+//! when it was sent); the delivery callback ([`slot`]) gets the broker's verdict and the ticket's [`Slot`] counts it;
+//! `send` returns once every message of the sample has an outcome, or the deadline passed. With a producer of its
+//! own (`producer.scope=thread`) the waiting JMeter thread serves the delivery reports itself; a shared producer's
+//! polling thread serves them and wakes the thread ([`shared`]).
 //!
 //! Nothing here is shared between JMeter threads on the per-message path except the librdkafka producer
 //! itself when `producer.scope=test`: each handle has its own slot, payload generator and statistics ([`stats`]).
@@ -18,7 +19,7 @@ pub mod slot;
 pub mod stats;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rdkafka::error::KafkaError;
@@ -188,14 +189,13 @@ impl ProducerHandle {
         }
         let block_until = start + self.settings.max_block;
         loop {
-            match producer.inner.send(message) {
+            match producer.send(message) {
                 Ok(()) => return Ok(bytes),
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back))
                     if Instant::now() < block_until =>
                 {
-                    // Deliveries free room; they also notify the slot, so waiting on it beats sleeping blind.
-                    let s = self.slot.lock();
-                    let _ = self.slot.cond.wait_timeout(s, Duration::from_millis(1));
+                    // Deliveries free room and arrive as news on the slot: waiting for them beats sleeping blind.
+                    drop(await_news(producer, &self.slot, self.slot.lock(), Duration::from_millis(1)));
                     message = back;
                 }
                 Err((e, _)) => {
@@ -232,7 +232,10 @@ impl ProducerHandle {
             if now >= deadline {
                 break;
             }
-            s = self.slot.cond.wait_timeout(s, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+            s = match &self.producer {
+                Some(producer) => await_news(producer, &self.slot, s, deadline - now),
+                None => break,
+            };
         }
         let unfinished = s.outstanding;
         let end = if unfinished == 0 { s.last_outcome.unwrap_or(start) } else { Instant::now() };
@@ -274,7 +277,7 @@ impl ProducerHandle {
         let mut s = self.slot.lock();
         while s.in_flight > 0 && Instant::now() < deadline {
             let left = deadline.saturating_duration_since(Instant::now());
-            s = self.slot.cond.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
+            s = await_news(&producer, &self.slot, s, left);
         }
         let undelivered = s.in_flight;
         for _ in 0..undelivered {
@@ -292,6 +295,30 @@ impl ProducerHandle {
         drop(producer);
         report
     }
+}
+
+/// Longest stretch a thread serving its own producer's events goes without looking at its slot: bounds how long
+/// an interrupt (test stopped), which only sets a flag there, takes to be seen.
+const SERVE_SLICE: Duration = Duration::from_millis(50);
+
+/// Waits up to `timeout` for news on the slot (verdicts, an interrupt) and returns its lock again. A thread with its
+/// own producer (`producer.scope=thread`) serves that producer's events itself, so a delivery report wakes no other
+/// thread on its way; otherwise the shared producer's polling thread delivers and wakes this one through the condvar.
+fn await_news<'a>(
+    producer: &KafkaProducer,
+    slot: &'a Slot,
+    mut s: MutexGuard<'a, slot::SlotState>,
+    timeout: Duration,
+) -> MutexGuard<'a, slot::SlotState> {
+    if producer.serves_on_caller() {
+        drop(s);
+        producer.serve(timeout.min(SERVE_SLICE));
+        return slot.lock();
+    }
+    s.sleeping = true;
+    let mut s = slot.cond.wait_timeout(s, timeout).unwrap_or_else(|p| p.into_inner()).0;
+    s.sleeping = false;
+    s
 }
 
 impl Drop for ProducerHandle {

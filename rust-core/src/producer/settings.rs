@@ -134,8 +134,10 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None => Policy::Capacity,
     };
     let scope = match sampler.get("producer.scope").copied() {
-        None | Some("thread") => Scope::Thread,
-        Some("test") => Scope::Test,
+        Some("thread") => Scope::Thread,
+        // One producer for the whole test by default: it scales to thousands of JMeter threads (a bounded number of
+        // librdkafka threads and connections) and batches the waiting threads' messages (README, Performance).
+        None | Some("test") => Scope::Test,
         Some(other) => {
             return Err(EngineError::config(format!(
                 "producer.scope: '{other}' is not valid; use thread (one producer per JMeter thread) or test (one shared producer)"

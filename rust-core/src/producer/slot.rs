@@ -1,6 +1,7 @@
 //! Where a handle's outcomes arrive: each message carries a [`Ticket`] through librdkafka; the delivery callback
-//! ([`ProducerCtx`], on librdkafka's thread, guarded against panics) hands the broker's verdict to the ticket's
-//! [`Slot`], which counts it and wakes the waiting JMeter thread.
+//! ([`ProducerCtx`], guarded against panics; on the shared producer's polling thread, or on the JMeter thread that
+//! serves its own producer) hands the broker's verdict to the ticket's [`Slot`], which counts it and wakes the
+//! waiting JMeter thread if it sleeps.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
@@ -74,6 +75,9 @@ pub(super) struct SlotState {
     pub(super) totals: Totals,
     /// With `audit=true`: the sequence numbers the broker acknowledged.
     pub(super) acked_seqs: Option<SeqSet>,
+    /// The JMeter thread sleeps on the condvar (a shared producer's polling thread must wake it). A thread that
+    /// serves its own producer's reports is awake by definition: notifying it would only cost a futex call.
+    pub(super) sleeping: bool,
 }
 
 impl Slot {
@@ -124,7 +128,7 @@ impl Slot {
             s.outstanding -= 1;
             s.last_outcome = Some(now);
         }
-        if s.outstanding == 0 || s.in_flight == 0 {
+        if s.sleeping && (s.outstanding == 0 || s.in_flight == 0) {
             self.cond.notify_all();
         }
     }

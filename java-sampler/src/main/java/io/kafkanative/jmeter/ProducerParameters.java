@@ -42,7 +42,7 @@ final class ProducerParameters {
             new Parameter("linger.ms", "0"),
             new Parameter("batch.size", ""),
             new Parameter("compression.type", "none"),
-            new Parameter("producer.scope", "thread"),        // thread | test
+            new Parameter("producer.scope", "test"),          // test (one shared producer) | thread
             new Parameter(TIMEOUT_MS, String.valueOf(DEFAULT_TIMEOUT_MS)),
             new Parameter("messages.per.sample", "1"),
             new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter

@@ -39,7 +39,7 @@ class ProducerParametersTest {
         expected.put("linger.ms", "0");
         expected.put("batch.size", "");
         expected.put("compression.type", "none");
-        expected.put("producer.scope", "thread");
+        expected.put("producer.scope", "test");
         expected.put("timeout.ms", "3000");
         expected.put("messages.per.sample", "1");
         expected.put("value.mode", "fixed");
