@@ -140,7 +140,7 @@ pub fn shown(key: &str, value: &str) -> String {
     if is_secret(key) {
         "***".to_string()
     } else {
-        format!("'{value}'")
+        format!("'{}'", crate::limits::clip(value))
     }
 }
 
@@ -160,13 +160,16 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         }
     }
     if let Some(extra) = sampler.get("extra.properties") {
-        explicit.extend(parse_property_list(extra, "extra.properties")?);
+        let listed = parse_property_list(extra, "extra.properties")?;
+        refuse_conflicts(&explicit, &listed)?;
+        explicit.extend(listed);
     }
 
     let topic = sampler
         .get("topic")
         .map(|t| t.to_string())
         .ok_or_else(|| EngineError::config("topic: missing; set the topic to send to"))?;
+    crate::limits::check_topic(&topic)?;
     if !explicit.iter().any(|(k, _)| k == "bootstrap.servers") {
         return Err(EngineError::config(
             "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
@@ -192,7 +195,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None => None,
     };
     let headers = match sampler.get("headers") {
-        Some(h) => parse_property_list(h, "headers")?,
+        Some(h) => check_header_keys(parse_property_list(h, "headers")?)?,
         None => Vec::new(),
     };
 
@@ -214,6 +217,16 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
             }
             Translation::MaxBlock(ms) => max_block = max_block.min(Duration::from_millis(ms)),
             Translation::Dropped(why) => warnings.push(why),
+        }
+    }
+    if let Some(acks) = client.get("acks") {
+        // librdkafka takes any number up to 1000 (that many in-sync replicas must confirm); a broker answers
+        // INVALID_REQUIRED_ACKS to anything but -1, 0 and 1, so every sample would fail.
+        if !matches!(acks.as_str(), "all" | "-1" | "0" | "1") {
+            return Err(EngineError::config(format!(
+                "acks: {} is not valid; use 0 (no acknowledgement), 1 (the leader) or all (-1, every in-sync replica)",
+                shown("acks", acks)
+            )));
         }
     }
     engine_defaults(&mut client, timeout_ms)?;
@@ -358,12 +371,7 @@ fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineErro
 /// `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";`
 /// becomes `sasl.username` and `sasl.password`. Only the username ever appears in an error.
 fn jaas_to_properties(jaas: &str) -> Result<Translation, EngineError> {
-    let field = |name: &str| -> Option<String> {
-        let start = jaas.find(&format!("{name}=\""))? + name.len() + 2;
-        let end = jaas[start..].find('"')? + start;
-        Some(jaas[start..end].to_string())
-    };
-    match (field("username"), field("password")) {
+    match (jaas_field(jaas, "username"), jaas_field(jaas, "password")) {
         (Some(user), Some(password)) => Ok(Translation::Properties(vec![
             ("sasl.username".to_string(), user),
             ("sasl.password".to_string(), password),
@@ -371,6 +379,49 @@ fn jaas_to_properties(jaas: &str) -> Result<Translation, EngineError> {
         _ => Err(EngineError::config(
             "sasl.jaas.config: no username=\"...\" password=\"...\" found; librdkafka has no JAAS, so set sasl.username and sasl.password instead",
         )),
+    }
+}
+
+/// A property set both as a parameter and in `extra.properties` with another value: which one wins is not obvious
+/// (a `bootstrap.servers` silently overridden there sends the test to another cluster), so it is refused.
+pub fn refuse_conflicts(parameters: &[(String, String)], extra: &[(String, String)]) -> Result<(), EngineError> {
+    for (k, v) in extra {
+        if let Some((_, first)) = parameters.iter().find(|(pk, pv)| pk == k && pv != v) {
+            return Err(EngineError::config(format!(
+                "{k}: set twice with different values, {} as a parameter and {} in extra.properties; keep one",
+                shown(k, first),
+                shown(k, v)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The quoted value of option `name` in a JAAS line, as Java's parser reads it: spaces allowed around `=`,
+/// `\"` and `\\` escaped inside the quotes.
+fn jaas_field(jaas: &str, name: &str) -> Option<String> {
+    let mut rest = jaas;
+    loop {
+        let at = rest.find(name)?;
+        let before_ok = rest[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || c == ';');
+        let after = rest[at + name.len()..].trim_start();
+        rest = &rest[at + name.len()..];
+        let Some(value) = after.strip_prefix('=').map(str::trim_start).and_then(|v| v.strip_prefix('"')) else {
+            continue;
+        };
+        if !before_ok {
+            continue;
+        }
+        let mut out = String::new();
+        let mut chars = value.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.push(chars.next()?),
+                '"' => return Some(out),
+                c => out.push(c),
+            }
+        }
+        return None;
     }
 }
 
@@ -383,10 +434,21 @@ pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
             _ => Err(EngineError::config(format!(
                 "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
-                if is_secret(item) { "***" } else { item }
+                if is_secret(item) { "***".to_string() } else { crate::limits::clip(item) }
             ))),
         })
         .collect()
+}
+
+/// Header keys reach librdkafka as C strings: a NUL would cut the key short (rdkafka would panic on it).
+fn check_header_keys(headers: Vec<(String, String)>) -> Result<Vec<(String, String)>, EngineError> {
+    if let Some((k, _)) = headers.iter().find(|(k, _)| k.contains('\0')) {
+        return Err(EngineError::config(format!(
+            "headers: the key '{}' contains a NUL character, which a Kafka header key cannot carry",
+            crate::limits::clip(&k.replace('\0', "\\0"))
+        )));
+    }
+    Ok(headers)
 }
 
 fn flag(map: &BTreeMap<&str, &str>, key: &str) -> Result<bool, EngineError> {
@@ -520,6 +582,30 @@ mod tests {
         .unwrap();
         assert_eq!(s.client["sasl.username"], "u");
         assert_eq!(s.client["sasl.password"], "p");
+    }
+
+    #[test]
+    fn jaas_accepts_spacing_and_escaped_quotes() {
+        let spaced = "ScramLoginModule required username = \"u\"  password =\"p;q\";";
+        assert_eq!(jaas_field(spaced, "username").as_deref(), Some("u"));
+        assert_eq!(jaas_field(spaced, "password").as_deref(), Some("p;q"));
+        let escaped = r#"PlainLoginModule required username="u" password="a\"b\\c";"#;
+        assert_eq!(jaas_field(escaped, "password").as_deref(), Some(r#"a"b\c"#));
+        assert_eq!(jaas_field("x myusername=\"no\"", "username"), None);
+    }
+
+    #[test]
+    fn acks_outside_kafkas_values_are_refused() {
+        let m = err(&[("acks", "7")]);
+        assert!(m.starts_with("acks: '7' is not valid; use 0"), "{m}");
+        assert!(parse(&pairs(&[("acks", "-1")])).is_ok());
+    }
+
+    #[test]
+    fn a_property_set_twice_differently_is_refused() {
+        let m = err(&[("extra.properties", "bootstrap.servers=other:9092")]);
+        assert!(m.starts_with("bootstrap.servers: set twice"), "{m}");
+        assert!(parse(&pairs(&[("extra.properties", "bootstrap.servers=b:9092")])).is_ok());
     }
 
     #[test]

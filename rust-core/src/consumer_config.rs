@@ -143,7 +143,9 @@ fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'a>, 
         }
     }
     if let Some(extra) = sampler.get("extra.properties") {
-        explicit.extend(config::parse_property_list(extra, "extra.properties")?);
+        let listed = config::parse_property_list(extra, "extra.properties")?;
+        config::refuse_conflicts(&explicit, &listed)?;
+        explicit.extend(listed);
     }
     Ok(Split { sampler, explicit })
 }
@@ -152,6 +154,7 @@ fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'a>, 
 pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, EngineError> {
     let Split { sampler, explicit } = split(pairs, CONSUMER_KEYS)?;
     let topic = required(&sampler, "topic", "set the topic to consume")?;
+    crate::limits::check_topic(&topic)?;
     let mut warnings = Vec::new();
     let mut client = translate_all(explicit, &mut warnings)?;
     // Java's max.poll.records is our max.records (the explicit key wins).
@@ -214,6 +217,7 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
 pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError> {
     let Split { sampler, explicit } = split(pairs, LAG_KEYS)?;
     let topic = required(&sampler, "topic", "set the topic whose consumer lag is watched")?;
+    crate::limits::check_topic(&topic)?;
     let mut warnings = Vec::new();
     let mut client = translate_all(explicit, &mut warnings)?;
     let group = client.get("group.id").cloned().ok_or_else(|| {
@@ -309,7 +313,7 @@ fn translate_java_name(
     }
 }
 
-/// `0,1,2` or ranges such as `0-3,8`: distinct partition numbers in the order given.
+/// `0,1,2` or ranges such as `0-3,8`: partition numbers in the order given, each at most once.
 pub fn parse_partitions(text: &str) -> Result<Vec<i32>, EngineError> {
     let invalid = || {
         EngineError::config(format!(
@@ -328,9 +332,14 @@ pub fn parse_partitions(text: &str) -> Result<Vec<i32>, EngineError> {
             return Err(invalid());
         }
         for p in from..=to {
-            if !partitions.contains(&p) {
-                partitions.push(p);
+            if partitions.contains(&p) {
+                // A partition listed twice would be read by one thread only: the list is probably a typo.
+                return Err(EngineError::config(format!(
+                    "assignment: partition {p} is listed more than once in '{}'; list each partition once",
+                    crate::limits::clip(text)
+                )));
             }
+            partitions.push(p);
         }
     }
     if partitions.is_empty() {
@@ -425,7 +434,10 @@ mod tests {
 
     #[test]
     fn assignment_lists_and_ranges() {
-        assert_eq!(parse_partitions("0-2, 5,1").unwrap(), vec![0, 1, 2, 5]);
+        assert_eq!(parse_partitions("0-2, 5,3").unwrap(), vec![0, 1, 2, 5, 3]);
+        let dup = parse_partitions("0,0,0").unwrap_err().message;
+        assert!(dup.starts_with("assignment: partition 0 is listed more than once"), "{dup}");
+        assert!(parse_partitions("0-2,1").is_err());
         let s = parse_consumer(&pairs(&[("assignment", "subscribe")])).unwrap();
         assert_eq!(s.assignment, Assignment::Subscribe);
         assert!(err(&[("assignment", "some")]).starts_with("assignment: 'some' is not valid"));

@@ -41,6 +41,8 @@ pub struct ConsumerTotals {
     pub check_failures: u64,
     pub errors: BTreeMap<String, u64>,
     pub per_partition: BTreeMap<i32, u64>,
+    /// Statically assigned partitions: (first offset to read, end offset) when the consumer started.
+    pub at_start: BTreeMap<i32, (i64, i64)>,
     pub rebalances: u64,
     /// Time this handle spent joining the group and rebalancing (0 with static assignment).
     pub rebalance_time: Duration,
@@ -66,6 +68,7 @@ impl Default for ConsumerTotals {
             check_failures: 0,
             errors: BTreeMap::new(),
             per_partition: BTreeMap::new(),
+            at_start: BTreeMap::new(),
             rebalances: 0,
             rebalance_time: Duration::ZERO,
             first_poll: None,
@@ -98,6 +101,49 @@ impl ConsumerTotals {
         self.last_record = Some((at, SystemTime::now()));
     }
 
+    /// A statically assigned partition: where reading starts and where the partition ended at that moment.
+    pub fn record_start(&mut self, partition: i32, first: i64, end: i64) {
+        self.at_start.insert(partition, (first, end));
+    }
+
+    /// Partitions that had records available at the start and of which nothing was read: assigned, never fetched
+    /// (or a consumer stopped before it got to them).
+    pub fn unread_partitions(&self) -> Vec<(i32, i64)> {
+        self.at_start
+            .iter()
+            .filter(|(p, (first, end))| end > first && self.per_partition.get(p).copied().unwrap_or(0) == 0)
+            .map(|(p, (first, end))| (*p, end - first))
+            .collect()
+    }
+
+    /// `partitions read/available at start: 0: 167/167, 1: 0/166 (none read), ...`, or None without static assignment.
+    pub fn partitions_line(&self) -> Option<String> {
+        if self.at_start.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = self
+            .at_start
+            .iter()
+            .map(|(p, (first, end))| {
+                let read = self.per_partition.get(p).copied().unwrap_or(0);
+                let available = (end - first).max(0);
+                let flag = if read == 0 && available > 0 { " (none read)" } else { "" };
+                format!("{p}: {read}/{available}{flag}")
+            })
+            .collect();
+        let unread = self.unread_partitions();
+        let verdict = if unread.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} partition(s) with records at the start were never read: {:?}",
+                unread.len(),
+                unread.iter().map(|(p, _)| *p).collect::<Vec<_>>()
+            )
+        };
+        Some(format!("partitions read/available at start: {}{verdict}", items.join(", ")))
+    }
+
     pub fn record_error(&mut self, code: &str) {
         match self.errors.get_mut(code) {
             Some(n) => *n += 1,
@@ -125,6 +171,7 @@ impl ConsumerTotals {
         for (k, v) in &other.per_partition {
             *self.per_partition.entry(*k).or_default() += v;
         }
+        self.at_start.extend(other.at_start.iter().map(|(p, s)| (*p, *s)));
         self.rebalances += other.rebalances;
         // Threads join and rebalance at the same time: the run's rebalance time is the longest of theirs.
         self.rebalance_time = self.rebalance_time.max(other.rebalance_time);
@@ -216,6 +263,12 @@ impl ConsumerTotals {
             "rebalances": self.rebalances,
             "errors": self.errors,
             "per_partition": self.per_partition.iter().map(|(p, n)| (p.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
+            "partitions_at_start": self.at_start.iter().map(|(p, (first, end))| (p.to_string(), json!({
+                "first": first,
+                "end": end,
+                "read": self.per_partition.get(p).copied().unwrap_or(0),
+            }))).collect::<serde_json::Map<_, _>>(),
+            "unread_partitions": self.unread_partitions().iter().map(|(p, _)| *p).collect::<Vec<_>>(),
             "perf": {
                 "start.time": self.first_poll.map(|(_, t)| format_time(t)),
                 "end.time": self.last_record.map(|(_, t)| format_time(t)),
@@ -298,12 +351,16 @@ pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::
     if totals.samples == 0 {
         return Ok(None);
     }
-    let report = format!("{PERF_HEADER}\n{}\n{}", totals.perf_row(), totals.e2e_line());
+    let mut report = format!("{PERF_HEADER}\n{}\n{}", totals.perf_row(), totals.e2e_line());
+    if let Some(line) = totals.partitions_line() {
+        report = format!("{report}\n{line}");
+    }
     if let Some(path) = path {
         let mut json = totals.to_json();
         json["perf_header"] = Value::String(PERF_HEADER.to_string());
         json["perf_row"] = Value::String(totals.perf_row());
         json["e2e_line"] = Value::String(totals.e2e_line());
+        json["partitions_line"] = totals.partitions_line().map_or(Value::Null, Value::String);
         let text = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
         std::fs::write(path, text).map_err(|e| {
             crate::error::EngineError::new(

@@ -23,8 +23,10 @@ pub struct EngineError {
 }
 
 impl EngineError {
+    /// The message is kept readable: a value echoed in quotes that is very long (a 1 MB topic or group id) is cut
+    /// to its start and its size, so that no JTL row or log line carries it whole.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        EngineError { code: code.into(), message: message.into() }
+        EngineError { code: code.into(), message: crate::limits::readable(message.into()) }
     }
 
     pub fn config(message: impl Into<String>) -> Self {

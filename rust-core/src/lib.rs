@@ -19,6 +19,7 @@ pub mod error;
 pub mod jni;
 pub mod lag;
 pub mod librdkafka_conf;
+pub mod limits;
 pub mod logsink;
 pub mod payload;
 pub mod policy;

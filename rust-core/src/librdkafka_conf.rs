@@ -10,6 +10,7 @@ use rdkafka::bindings as rd;
 
 use crate::config::{is_secret, shown};
 use crate::error::EngineError;
+use crate::limits::{clip, ECHO};
 
 /// Every property name librdkafka documents, aliases included (`linger.ms` is an alias, absent from a
 /// configuration dump), read once from its own CONFIGURATION table.
@@ -51,6 +52,8 @@ fn properties_table() -> String {
 /// Applies every property to a throw-away librdkafka configuration and turns the first refusal into
 /// a message that names the key, says why, and suggests the closest valid name for an unknown one.
 pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Result<(), EngineError> {
+    // Sizes first: librdkafka accepts values that later corrupt its memory or its requests.
+    crate::limits::check_client(props)?;
     // SAFETY: the configuration object is created, used and destroyed within this function.
     unsafe {
         let conf = rd::rd_kafka_conf_new();
@@ -67,7 +70,7 @@ unsafe fn set_one(
     candidates: &[String],
 ) -> Result<(), EngineError> {
     let (Ok(ckey), Ok(cvalue)) = (CString::new(key), CString::new(value)) else {
-        return Err(EngineError::config(format!("{key}: contains a NUL character")));
+        return Err(EngineError::config(format!("{}: contains a NUL character", clip(&key.replace('\0', "\\0")))));
     };
     let mut errstr = [0 as c_char; 512];
     let res = rd::rd_kafka_conf_set(conf, ckey.as_ptr(), cvalue.as_ptr(), errstr.as_mut_ptr(), errstr.len());
@@ -78,7 +81,7 @@ unsafe fn set_one(
                 Some(name) => format!("did you mean {name}?"),
                 None => "see librdkafka's CONFIGURATION.md for the names it accepts".to_string(),
             };
-            Err(EngineError::config(format!("{key}: unknown property; {hint}")))
+            Err(EngineError::config(format!("{}: unknown property; {hint}", clip(key))))
         }
         _ => {
             // librdkafka's explanation quotes the value: leave it out for secrets.
@@ -94,6 +97,10 @@ unsafe fn set_one(
 
 /// The candidate closest to `key` by edit distance, if it is close enough to be a likely typo.
 fn closest<'a>(key: &str, candidates: &'a [String]) -> Option<&'a str> {
+    // No property name is this long, and the edit distance of a 1 MB key to every name would take minutes.
+    if key.len() > ECHO {
+        return None;
+    }
     candidates
         .iter()
         .map(|c| (strsim::levenshtein(key, c), c))

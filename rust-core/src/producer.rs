@@ -176,10 +176,30 @@ impl ProducerContext for Ctx {
     fn delivery(&self, result: &DeliveryResult<'_>, ticket: Box<Ticket>) {
         let verdict = match result {
             Ok(m) => Ok((m.partition(), m.offset())),
-            Err((e, _)) => Err(EngineError::from_kafka(e)),
+            Err((e, _)) => Err(explain_size(EngineError::from_kafka(e), ticket.bytes, true)),
         };
         ticket.slot.complete(verdict, &ticket);
     }
+}
+
+/// MSG_SIZE_TOO_LARGE says neither the size nor the limit: name both, and the property to change.
+fn explain_size(mut e: EngineError, bytes: usize, from_broker: bool) -> EngineError {
+    if e.code == "MSG_SIZE_TOO_LARGE" {
+        e.message = if from_broker {
+            format!(
+                "the broker refused a message of {bytes} bytes (key + value + headers) as too large: the topic's \
+                 max.message.bytes (the broker's message.max.bytes, default 1048588) is smaller; lower record.size, \
+                 the key or the headers, or raise max.message.bytes on the topic"
+            )
+        } else {
+            format!(
+                "a message of {bytes} bytes (key + value + headers) is larger than the producer's message.max.bytes \
+                 (librdkafka's default 1000000; Java's max.request.size): lower record.size, the key or the headers, \
+                 or raise message.max.bytes (and the topic's max.message.bytes)"
+            )
+        };
+    }
+    e
 }
 
 /// A librdkafka producer. Every handle using it has already waited (bounded) for its own messages
@@ -212,6 +232,11 @@ fn create_producer(settings: &ProducerSettings) -> Result<Arc<KafkaProducer>, En
         .map_err(|e| EngineError::config(format!("the producer could not be created: {}", redact_kafka(&e))))?;
     let producer = Arc::new(KafkaProducer { inner });
     if let Some((partitions, replication)) = settings.topic_create {
+        // Probe first: the admin request alone would wait out its own 30 s and say only OperationTimedOut, while
+        // the producer's metadata request fails within timeout.ms with librdkafka's cause (refused, resolve, SASL).
+        let servers =
+            settings.client.get("bootstrap.servers").map(String::as_str).unwrap_or("(bootstrap.servers not set)");
+        fetch_all_metadata(&producer, settings, servers)?;
         let connection = config::connection_properties(&settings.client);
         if admin::create_topic(&connection, &settings.topic, partitions, replication, settings.timeout)? {
             log::info!(
@@ -277,6 +302,16 @@ fn missing_topic(settings: &ProducerSettings, servers: &str) -> EngineError {
 
 /// Fewer partitions than producing threads caps the broker's parallelism: warn or fail, as asked.
 fn check_partitions(settings: &ProducerSettings, servers: &str, partitions: u32) -> Result<(), EngineError> {
+    if let Some(p) = settings.partition {
+        // librdkafka would accept the send and fail every message with UNKNOWN_PARTITION, logging nothing.
+        if p as u32 >= partitions {
+            return Err(EngineError::config(format!(
+                "partition: {p} does not exist; topic '{}' has {partitions} partition(s) (0-{}) on {servers}",
+                settings.topic,
+                partitions.saturating_sub(1)
+            )));
+        }
+    }
     if settings.thread_count > partitions && settings.partition.is_none() {
         let text = format!(
             "topic '{}' has {partitions} partition(s) for {} producing threads: threads will contend for the same partitions \
@@ -475,7 +510,7 @@ impl ProducerHandle {
                 Err((e, _)) => {
                     let mut s = self.slot.lock();
                     s.in_flight -= 1;
-                    let mut err = EngineError::from_kafka(&e);
+                    let mut err = explain_size(EngineError::from_kafka(&e), bytes, false);
                     if err.code == "QUEUE_FULL" {
                         err.message = format!(
                             "librdkafka's local queue stayed full for {} ms (max.block.ms / timeout.ms); the broker is not keeping up",
