@@ -175,12 +175,12 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
             "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
         ));
     }
-    let timeout_ms: u64 = number(&sampler, "timeout.ms", 3000, 1, 3_600_000)?;
-    let messages_per_sample: u32 = number(&sampler, "messages.per.sample", 1, 1, 1_000_000)?;
     let policy = match sampler.get("policy") {
         Some(p) => Policy::parse(p)?,
         None => Policy::Capacity,
     };
+    let timeout_ms: u64 = number(&sampler, "timeout.ms", policy.default_timeout_ms(), 1, 3_600_000)?;
+    let messages_per_sample: u32 = number(&sampler, "messages.per.sample", 1, 1, 1_000_000)?;
     let scope = match sampler.get("producer.scope").copied() {
         None | Some("thread") => Scope::Thread,
         Some("test") => Scope::Test,
@@ -509,6 +509,8 @@ mod tests {
     #[test]
     fn reliability_preset_and_explicit_override() {
         let s = parse(&pairs(&[("policy", "reliability"), ("linger.ms", "7")])).unwrap();
+        assert_eq!(s.timeout, Duration::from_secs(30), "reliability rides out a failover by default");
+        assert_eq!(s.client["message.timeout.ms"], "30000");
         assert_eq!(s.client["acks"], "all");
         assert_eq!(s.client["enable.idempotence"], "true");
         assert_eq!(s.client["linger.ms"], "7");

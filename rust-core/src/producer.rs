@@ -578,6 +578,9 @@ impl ProducerHandle {
         let Some(producer) = self.producer.take() else {
             return "already closed".to_string();
         };
+        // Messages still in flight get librdkafka's verdict within the sample timeout (message.timeout.ms), so a
+        // normal close waits that long whatever the caller thought the timeout was; 0 (a stopped test) stays 0.
+        let timeout = if timeout.is_zero() { timeout } else { timeout.max(self.settings.timeout + VERDICT_GRACE) };
         // Waiting for this handle's own verdicts (rather than flushing) leaves other handles of a shared producer alone.
         let deadline = Instant::now() + timeout;
         let mut s = self.slot.lock();

@@ -226,6 +226,17 @@ pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::
     let mut json = totals.to_json();
     json["perf_line"] = Value::String(text.clone());
     json["run_id"] = Value::String(run_id.clone());
+    if totals.audit.is_some() {
+        // What the broker acknowledged, for an audit on demand later (scripts/audit --summary): without it a
+        // failed, never-written message cannot be told from a lost one.
+        json["audit_acked"] = totals
+            .acked_seqs
+            .iter()
+            .map(|(pid, seqs)| (pid.clone(), json!(seqs.ranges())))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        json["run_start_ms"] = json!(run_start_ms);
+    }
     if let Some(target) = &totals.audit {
         // A second of slack: message timestamps come from the producer's clock, the run start from ours.
         let since = run_start_ms.saturating_sub(1000);

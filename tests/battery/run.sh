@@ -4,7 +4,8 @@
 # response code and a phrase naming the cause, no JVM crash (hs_err file), no secret in any output, and JMeter exiting
 # by itself within the input's bound. The table and the checks are in battery.py.
 # Needs a built jar (scripts/build) and the broker with its SASL listener (scripts/kafka start --secure).
-#   tests/battery/run.sh [ROW_ID...]      all rows, or only the named ones; BATTERY_JOBS=N JMeters at once (default 3)
+#   tests/battery/run.sh [ROW_ID...]   the CI rows (BATTERY_ALL=1: every row), or only the named ones;
+#                                      BATTERY_JOBS=N JMeters at once (default 3)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
