@@ -6,13 +6,17 @@
 #   control:     acks=1, batches, leader killed: the audit's figures add up with what the topic really holds,
 #                so it can show loss (its "missing" is printed: the negative control)
 #   read-back:   the audit on demand (scripts/audit) with one broker down finds every message, several times
-# Starts the 3 nodes if they are not running (and stops them at the end if it started them). Needs a built jar.
+#   fresh:       on a cluster where no group has committed yet (no __consumer_offsets), a new group with 3 consumer
+#                threads reads all 1,000 records of 6 partitions (the committed-offset fetch meets NOT_COORDINATOR)
+# Starts the 3 nodes if they are not running, from empty data so the fresh-cluster case is real (and stops them at
+# the end if it started them). Needs a built jar.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 # shellcheck source=../lib/checks.sh
 source "$root/tests/lib/checks.sh"
 
+suite_start=$SECONDS
 out="$root/target/faults"
 rm -rf "$out"
 mkdir -p "$out"
@@ -21,6 +25,8 @@ started=0
 if ! scripts/kafka status --nodes 3 >/dev/null 2>&1; then started=1; fi
 stop_cluster() { if [[ $started == 1 ]]; then scripts/kafka stop --nodes 3 >/dev/null 2>&1 || true; fi; }
 trap stop_cluster EXIT
+# A cluster this suite starts starts empty: the first consumer group then meets a coordinator that does not exist yet.
+if [[ $started == 1 ]]; then rm -rf "$root/target/kafka/cluster"; fi
 if ! scripts/kafka start --nodes 3 >"$out/start.log" 2>&1; then
   cat "$out/start.log"
   echo "0 passed, 1 failed"
@@ -92,6 +98,22 @@ PY
 
 field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$@"; }
 
+# 0. The first consumer group of a fresh cluster: 1,000 records on 6 partitions, a new group, 3 threads, static
+#    assignment: every record is read, and the summary shows no partition left unread.
+fresh_group() {
+  local topic="faults-fresh-$RANDOM$RANDOM"
+  topics --create --topic "$topic" --partitions 6 --replication-factor 3 >/dev/null 2>&1 || return 1
+  scripts/kafka perf-producer --bootstrap-server "$bootstrap" --topic "$topic" --num-records 1000 --record-size 100 \
+    --throughput -1 --producer-props acks=all >"$out/fresh-produce.out" 2>&1 || { tail -n 3 "$out/fresh-produce.out"; return 1; }
+  scripts/jmeter -n -t jmeter-plans/consumer-throughput.jmx -l "$out/fresh.jtl" -j "$out/fresh.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jkafka.bootstrap="$bootstrap" -Jkafka.topic="$topic" -Jthreads=3 \
+    -Jpoll.timeout.ms=3000 -Jduration=60 -Jkafka.consumer.summary.file="$out/fresh-consumer.json" >"$out/fresh.out" 2>&1
+  grep -h "partitions read/available\|committed offsets read after" "$out/fresh.out" "$out/fresh.log" | head -n 2
+  [[ "$(field "$out/fresh-consumer.json" 'records')" == 1000 ]] ||
+    { echo "read $(field "$out/fresh-consumer.json" 'records') of 1000"; return 1; }
+  [[ "$(field "$out/fresh-consumer.json" 'unread_partitions')" == "[]" ]] || { echo "partitions left unread"; return 1; }
+}
+
 # 1. policy=reliability with its defaults: 4 threads x 50 samples/s for about 24 s, the leader of partition 0
 #    killed 8 s after the start and restarted 8 s later.
 reliability() {
@@ -162,7 +184,9 @@ read_back() {
   ((ok == tries))
 }
 
+check "fresh cluster: a new group with 3 threads reads all 1,000 records (no partition left unread)" fresh_group
 check "reliability defaults, leader killed and restarted: JTL OK = acked = audit found = topic, 0 missing" reliability
 check "negative control (acks=1, batches, leader killed): the audit's figures match the topic" control
 check "audit read-back with one broker down: every try finds all messages" read_back
+echo "faults time: $((SECONDS - suite_start)) s"
 summary
