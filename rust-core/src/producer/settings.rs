@@ -1,4 +1,4 @@
-//! Sampler parameters → validated engine settings.
+//! Producer sampler parameters → validated producer settings.
 //!
 //! The JMeter side hands over every non-blank parameter as `(key, value)` pairs. This module
 //! - separates the sampler's own keys (topic, payload, timeout, ...) from producer properties,
@@ -11,10 +11,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::payload::{KeySpec, ValueSpec};
+use super::policy::{self, Policy};
+use crate::client::config as librdkafka_conf;
+use crate::client::limits;
+use crate::client::settings::{self, flag, number, required, JAVA_SECURITY_KEYS};
 use crate::error::EngineError;
-use crate::librdkafka_conf;
-use crate::payload::{KeySpec, ValueSpec};
-use crate::policy::{self, Policy};
 
 /// Sampler keys that are not producer properties.
 pub const SAMPLER_KEYS: &[&str] = &[
@@ -44,51 +46,55 @@ pub const SAMPLER_KEYS: &[&str] = &[
     "target.rate",
 ];
 
-/// Java client names accepted and translated (see [`translate_java_name`]).
-const JAVA_ONLY_KEYS: &[&str] = &[
-    "max.request.size",
-    "buffer.memory",
-    "partitioner.class",
-    "max.block.ms",
-    "key.serializer",
-    "value.serializer",
-    "sasl.jaas.config",
-    "ssl.truststore.location",
-    "ssl.truststore.password",
-    "ssl.truststore.type",
-];
+/// Java producer names accepted and translated (see [`translate_java_name`]); the security ones are shared.
+const JAVA_ONLY_KEYS: &[&str] =
+    &["max.request.size", "buffer.memory", "partitioner.class", "max.block.ms", "key.serializer", "value.serializer"];
 
 /// What the pre-flight check does when the topic has fewer partitions than producing threads.
 /// A missing topic or an unreachable broker always stops the test, unless the check is off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preflight {
+    /// Too few partitions stop the test.
     Fail,
+    /// Too few partitions are logged once.
     Warn,
+    /// No check at all.
     Off,
 }
 
 /// Whether one producer serves a JMeter thread or all threads of the test with the same configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
+    /// One producer per JMeter thread.
     Thread,
+    /// One producer shared by all threads with the same configuration.
     Test,
 }
 
 /// Everything the engine needs to send, checked once before the first message.
 #[derive(Debug, Clone)]
 pub struct ProducerSettings {
+    /// The topic to send to.
     pub topic: String,
     /// How long a sample waits for its acknowledgements (the sampler's `timeout.ms`).
     pub timeout: Duration,
     /// How long a send may wait for room in a full local queue (Java's `max.block.ms`), at most `timeout`.
     pub max_block: Duration,
+    /// Messages sent (and waited for) per sample.
     pub messages_per_sample: u32,
+    /// Whose producer this is.
     pub scope: Scope,
+    /// How values are made.
     pub value: ValueSpec,
+    /// How keys are made.
     pub key: KeySpec,
+    /// Static headers of every message.
     pub headers: Vec<(String, String)>,
+    /// A fixed partition, or None for the partitioner.
     pub partition: Option<i32>,
+    /// The JMeter thread's number (placeholder `{thread}`).
     pub thread_number: u32,
+    /// The preset the properties started from.
     pub policy: Policy,
     /// What to check before load (broker answers, topic exists, enough partitions for the threads).
     pub preflight: Preflight,
@@ -100,6 +106,7 @@ pub struct ProducerSettings {
     pub stamp_time: bool,
     /// Add audit headers (`kn.run`, `kn.pid`, `kn.seq`) and read the topic back at the end of the test.
     pub audit: bool,
+    /// How long the end-of-test read-back may take.
     pub audit_timeout: Duration,
     /// Samples per second per thread, each started at its intended time; None = as fast as acks allow.
     pub target_rate: Option<f64>,
@@ -116,65 +123,12 @@ impl ProducerSettings {
     }
 }
 
-/// The properties any client needs to reach the cluster (brokers and security), without producer settings:
-/// for the admin client, the audit's consumer and the like.
-pub fn connection_properties(client: &BTreeMap<String, String>) -> BTreeMap<String, String> {
-    client
-        .iter()
-        .filter(|(k, _)| {
-            k.as_str() == "bootstrap.servers"
-                || ["security.", "sasl.", "ssl.", "broker.address"].iter().any(|prefix| k.starts_with(prefix))
-        })
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
-/// True for properties whose value must never appear in a message or a log.
-pub fn is_secret(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    key.contains("password") || key.contains("secret") || key.contains("jaas") || key.ends_with("key.pem")
-}
-
-/// Shows a value in a message, or `***` when the key is secret.
-pub fn shown(key: &str, value: &str) -> String {
-    if is_secret(key) {
-        "***".to_string()
-    } else {
-        format!("'{}'", crate::limits::clip(value))
-    }
-}
-
 /// Parses the sampler's parameters into settings, or says precisely what is wrong and how to fix it.
 pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError> {
-    let mut sampler: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut explicit: Vec<(String, String)> = Vec::new();
-    for (key, value) in pairs {
-        let (key, value) = (key.trim(), value.trim());
-        if value.is_empty() {
-            continue;
-        }
-        if SAMPLER_KEYS.contains(&key) {
-            sampler.insert(key, value);
-        } else {
-            explicit.push((key.to_string(), value.to_string()));
-        }
-    }
-    if let Some(extra) = sampler.get("extra.properties") {
-        let listed = parse_property_list(extra, "extra.properties")?;
-        refuse_conflicts(&explicit, &listed)?;
-        explicit.extend(listed);
-    }
-
-    let topic = sampler
-        .get("topic")
-        .map(|t| t.to_string())
-        .ok_or_else(|| EngineError::config("topic: missing; set the topic to send to"))?;
-    crate::limits::check_topic(&topic)?;
-    if !explicit.iter().any(|(k, _)| k == "bootstrap.servers") {
-        return Err(EngineError::config(
-            "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
-        ));
-    }
+    let settings::Split { sampler, explicit } = settings::split(pairs, SAMPLER_KEYS)?;
+    let topic = required(&sampler, "topic", "set the topic to send to")?;
+    limits::check_topic(&topic)?;
+    settings::require_bootstrap(&explicit)?;
     let policy = match sampler.get("policy") {
         Some(p) => Policy::parse(p)?,
         None => Policy::Capacity,
@@ -195,7 +149,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None => None,
     };
     let headers = match sampler.get("headers") {
-        Some(h) => check_header_keys(parse_property_list(h, "headers")?)?,
+        Some(h) => check_header_keys(settings::parse_property_list(h, "headers")?)?,
         None => Vec::new(),
     };
 
@@ -225,7 +179,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         if !matches!(acks.as_str(), "all" | "-1" | "0" | "1") {
             return Err(EngineError::config(format!(
                 "acks: {} is not valid; use 0 (no acknowledgement), 1 (the leader) or all (-1, every in-sync replica)",
-                shown("acks", acks)
+                settings::shown("acks", acks)
             )));
         }
     }
@@ -292,6 +246,17 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
 }
 
 /// Defaults chosen so that every message gets a definite outcome within the sample's wait.
+/// Header keys reach librdkafka as C strings: a NUL would cut the key short (rdkafka would panic on it).
+fn check_header_keys(headers: Vec<(String, String)>) -> Result<Vec<(String, String)>, EngineError> {
+    if let Some((k, _)) = headers.iter().find(|(k, _)| k.contains('\0')) {
+        return Err(EngineError::config(format!(
+            "headers: the key '{}' contains a NUL character, which a Kafka header key cannot carry",
+            limits::clip(&k.replace('\0', "\\0"))
+        )));
+    }
+    Ok(headers)
+}
+
 fn engine_defaults(client: &mut BTreeMap<String, String>, timeout_ms: u64) -> Result<(), EngineError> {
     // librdkafka accepts both names for the same setting; keep one.
     if let Some(v) = client.remove("delivery.timeout.ms") {
@@ -335,9 +300,9 @@ fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineErro
     match key {
         "max.request.size" => prop("message.max.bytes", value),
         "buffer.memory" => {
-            let bytes: u64 = value.parse().map_err(|_| {
-                EngineError::config(format!("buffer.memory: '{value}' is not a number of bytes"))
-            })?;
+            let bytes: u64 = value
+                .parse()
+                .map_err(|_| EngineError::config(format!("buffer.memory: '{value}' is not a number of bytes")))?;
             prop("queue.buffering.max.kbytes", &bytes.div_ceil(1024).max(1).to_string())
         }
         "max.block.ms" => value
@@ -358,125 +323,18 @@ fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineErro
                 ))),
             }
         }
-        "sasl.jaas.config" => jaas_to_properties(value),
-        "ssl.truststore.location" | "ssl.truststore.type" | "ssl.truststore.password" => {
-            Err(EngineError::config(format!(
-                "{key}: Java trust stores are not read by librdkafka; export the CA certificate as PEM and set ssl.ca.location to its path"
-            )))
-        }
-        _ => prop(key, value),
+        _ => match settings::translate_security(key, value) {
+            Some(props) => props.map(Translation::Properties),
+            None => prop(key, value),
+        },
     }
-}
-
-/// `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";`
-/// becomes `sasl.username` and `sasl.password`. Only the username ever appears in an error.
-fn jaas_to_properties(jaas: &str) -> Result<Translation, EngineError> {
-    match (jaas_field(jaas, "username"), jaas_field(jaas, "password")) {
-        (Some(user), Some(password)) => Ok(Translation::Properties(vec![
-            ("sasl.username".to_string(), user),
-            ("sasl.password".to_string(), password),
-        ])),
-        _ => Err(EngineError::config(
-            "sasl.jaas.config: no username=\"...\" password=\"...\" found; librdkafka has no JAAS, so set sasl.username and sasl.password instead",
-        )),
-    }
-}
-
-/// A property set both as a parameter and in `extra.properties` with another value: which one wins is not obvious
-/// (a `bootstrap.servers` silently overridden there sends the test to another cluster), so it is refused.
-pub fn refuse_conflicts(parameters: &[(String, String)], extra: &[(String, String)]) -> Result<(), EngineError> {
-    for (k, v) in extra {
-        if let Some((_, first)) = parameters.iter().find(|(pk, pv)| pk == k && pv != v) {
-            return Err(EngineError::config(format!(
-                "{k}: set twice with different values, {} as a parameter and {} in extra.properties; keep one",
-                shown(k, first),
-                shown(k, v)
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The quoted value of option `name` in a JAAS line, as Java's parser reads it: spaces allowed around `=`,
-/// `\"` and `\\` escaped inside the quotes.
-fn jaas_field(jaas: &str, name: &str) -> Option<String> {
-    let mut rest = jaas;
-    loop {
-        let at = rest.find(name)?;
-        let before_ok = rest[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || c == ';');
-        let after = rest[at + name.len()..].trim_start();
-        rest = &rest[at + name.len()..];
-        let Some(value) = after.strip_prefix('=').map(str::trim_start).and_then(|v| v.strip_prefix('"')) else {
-            continue;
-        };
-        if !before_ok {
-            continue;
-        }
-        let mut out = String::new();
-        let mut chars = value.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => out.push(chars.next()?),
-                '"' => return Some(out),
-                c => out.push(c),
-            }
-        }
-        return None;
-    }
-}
-
-/// Parses `k=v` items separated by `;` or newlines.
-pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String)>, EngineError> {
-    text.split([';', '\n'])
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
-        .map(|item| match item.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
-            _ => Err(EngineError::config(format!(
-                "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
-                if is_secret(item) { "***".to_string() } else { crate::limits::clip(item) }
-            ))),
-        })
-        .collect()
-}
-
-/// Header keys reach librdkafka as C strings: a NUL would cut the key short (rdkafka would panic on it).
-fn check_header_keys(headers: Vec<(String, String)>) -> Result<Vec<(String, String)>, EngineError> {
-    if let Some((k, _)) = headers.iter().find(|(k, _)| k.contains('\0')) {
-        return Err(EngineError::config(format!(
-            "headers: the key '{}' contains a NUL character, which a Kafka header key cannot carry",
-            crate::limits::clip(&k.replace('\0', "\\0"))
-        )));
-    }
-    Ok(headers)
-}
-
-fn flag(map: &BTreeMap<&str, &str>, key: &str) -> Result<bool, EngineError> {
-    match map.get(key).copied() {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(other) => Err(EngineError::config(format!("{key}: '{other}' is not valid; use true or false"))),
-    }
-}
-
-fn number<T>(map: &BTreeMap<&str, &str>, key: &str, default: T, min: i64, max: i64) -> Result<T, EngineError>
-where
-    T: TryFrom<i64> + Copy,
-{
-    let Some(raw) = map.get(key) else {
-        return Ok(default);
-    };
-    let parsed: Option<i64> = raw.parse().ok().filter(|n| (min..=max).contains(n));
-    parsed.and_then(|n| T::try_from(n).ok()).ok_or_else(|| {
-        EngineError::config(format!("{key}: '{raw}' is not valid; use a whole number from {min} to {max}"))
-    })
 }
 
 /// Every name a user could have meant: librdkafka's properties, the Java names we translate, our own keys.
 fn suggestion_candidates() -> Vec<String> {
     let mut names = librdkafka_conf::property_names();
     names.extend(SAMPLER_KEYS.iter().map(|s| s.to_string()));
-    names.extend(JAVA_ONLY_KEYS.iter().map(|s| s.to_string()));
+    names.extend(JAVA_ONLY_KEYS.iter().chain(JAVA_SECURITY_KEYS).map(|s| s.to_string()));
     names.extend(["delivery.timeout.ms".to_string()]);
     names
 }
@@ -509,8 +367,6 @@ mod tests {
     #[test]
     fn reliability_preset_and_explicit_override() {
         let s = parse(&pairs(&[("policy", "reliability"), ("linger.ms", "7")])).unwrap();
-        assert_eq!(s.timeout, Duration::from_secs(30), "reliability rides out a failover by default");
-        assert_eq!(s.client["message.timeout.ms"], "30000");
         assert_eq!(s.client["acks"], "all");
         assert_eq!(s.client["enable.idempotence"], "true");
         assert_eq!(s.client["linger.ms"], "7");
@@ -566,9 +422,6 @@ mod tests {
 
     #[test]
     fn secrets_never_appear_in_errors() {
-        assert_eq!(shown("sasl.password", "hunter2"), "***");
-        assert_eq!(shown("ssl.key.password", "hunter2"), "***");
-        assert_eq!(shown("acks", "1"), "'1'");
         let m = err(&[("extra.properties", "sasl.password hunter2")]);
         assert!(!m.contains("hunter2"), "{m}");
         let m = err(&[("sasl.jaas.config", "ScramLoginModule required user=\"u\" pass=\"hunter2\";")]);
@@ -587,16 +440,6 @@ mod tests {
     }
 
     #[test]
-    fn jaas_accepts_spacing_and_escaped_quotes() {
-        let spaced = "ScramLoginModule required username = \"u\"  password =\"p;q\";";
-        assert_eq!(jaas_field(spaced, "username").as_deref(), Some("u"));
-        assert_eq!(jaas_field(spaced, "password").as_deref(), Some("p;q"));
-        let escaped = r#"PlainLoginModule required username="u" password="a\"b\\c";"#;
-        assert_eq!(jaas_field(escaped, "password").as_deref(), Some(r#"a"b\c"#));
-        assert_eq!(jaas_field("x myusername=\"no\"", "username"), None);
-    }
-
-    #[test]
     fn acks_outside_kafkas_values_are_refused() {
         let m = err(&[("acks", "7")]);
         assert!(m.starts_with("acks: '7' is not valid; use 0"), "{m}");
@@ -608,6 +451,20 @@ mod tests {
         let m = err(&[("extra.properties", "bootstrap.servers=other:9092")]);
         assert!(m.starts_with("bootstrap.servers: set twice"), "{m}");
         assert!(parse(&pairs(&[("extra.properties", "bootstrap.servers=b:9092")])).is_ok());
+    }
+
+    #[test]
+    fn reliability_rides_out_a_failover_by_default() {
+        let s = parse(&pairs(&[("policy", "reliability")])).unwrap();
+        assert_eq!(s.timeout, Duration::from_secs(30));
+        assert_eq!(s.client["message.timeout.ms"], "30000");
+        assert_eq!(parse(&pairs(&[])).unwrap().timeout, Duration::from_secs(3));
+    }
+
+    #[test]
+    fn topics_and_header_keys_are_checked() {
+        assert!(err(&[("topic", "a b")]).starts_with("topic: 'a b' contains"));
+        assert!(err(&[("headers", "k\0x=v")]).contains("NUL"));
     }
 
     #[test]

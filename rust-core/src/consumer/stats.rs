@@ -1,16 +1,16 @@
 //! What the consumers of a run did, as kafka-consumer-perf-test reports it, plus produce→consume latency.
 //!
 //! Each consumer handle keeps its own [`ConsumerTotals`] (touched only by its JMeter thread); handles merge into
-//! the run's totals when they close, and the last one out prints the report: the perf-test columns with one row,
+//! the run's totals ([`crate::report::Run`]) when they close, and the last one out prints the report: the perf-test columns with one row,
 //! then the end-to-end latency line.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hdrhistogram::Histogram;
-use once_cell::sync::Lazy;
-use serde_json::{json, Value};
+use serde::Serialize;
+
+use crate::producer::stats::new_histogram;
 
 /// kafka-consumer-perf-test's header line.
 pub const PERF_HEADER: &str = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, \
@@ -56,7 +56,7 @@ pub struct ConsumerTotals {
 impl Default for ConsumerTotals {
     fn default() -> Self {
         ConsumerTotals {
-            e2e_us: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("static histogram bounds are valid"),
+            e2e_us: new_histogram(),
             e2e_from_header: 0,
             e2e_from_timestamp: 0,
             e2e_negative: 0,
@@ -108,11 +108,11 @@ impl ConsumerTotals {
 
     /// Partitions that had records available at the start and of which nothing was read: assigned, never fetched
     /// (or a consumer stopped before it got to them).
-    pub fn unread_partitions(&self) -> Vec<(i32, i64)> {
+    pub fn unread_partitions(&self) -> Vec<i32> {
         self.at_start
             .iter()
             .filter(|(p, (first, end))| end > first && self.per_partition.get(p).copied().unwrap_or(0) == 0)
-            .map(|(p, (first, end))| (*p, end - first))
+            .map(|(p, _)| *p)
             .collect()
     }
 
@@ -135,11 +135,7 @@ impl ConsumerTotals {
         let verdict = if unread.is_empty() {
             String::new()
         } else {
-            format!(
-                "; {} partition(s) with records at the start were never read: {:?}",
-                unread.len(),
-                unread.iter().map(|(p, _)| *p).collect::<Vec<_>>()
-            )
+            format!("; {} partition(s) with records at the start were never read: {unread:?}", unread.len())
         };
         Some(format!("partitions read/available at start: {}{verdict}", items.join(", ")))
     }
@@ -248,52 +244,123 @@ impl ConsumerTotals {
         )
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The JSON summary's figures (the report adds `perf_header`, `perf_row` and `e2e_line`).
+    pub fn summary(&self) -> Summary<'_> {
         let f = self.perf_figures();
         let h = &self.e2e_us;
-        let q = |x: f64| if h.is_empty() { Value::Null } else { json!(h.value_at_quantile(x)) };
-        json!({
-            "consumers": self.consumers,
-            "records": self.records,
-            "bytes": self.bytes,
-            "samples": self.samples,
-            "empty_samples": self.empty_samples,
-            "failed_samples": self.failed_samples,
-            "check_failures": self.check_failures,
-            "rebalances": self.rebalances,
-            "errors": self.errors,
-            "per_partition": self.per_partition.iter().map(|(p, n)| (p.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-            "partitions_at_start": self.at_start.iter().map(|(p, (first, end))| (p.to_string(), json!({
-                "first": first,
-                "end": end,
-                "read": self.per_partition.get(p).copied().unwrap_or(0),
-            }))).collect::<serde_json::Map<_, _>>(),
-            "unread_partitions": self.unread_partitions().iter().map(|(p, _)| *p).collect::<Vec<_>>(),
-            "perf": {
-                "start.time": self.first_poll.map(|(_, t)| format_time(t)),
-                "end.time": self.last_record.map(|(_, t)| format_time(t)),
-                "data.consumed.in.MB": f.mb,
-                "MB.sec": f.mb_sec,
-                "data.consumed.in.nMsg": self.records,
-                "nMsg.sec": f.msg_sec,
-                "rebalance.time.ms": f.rebalance_ms,
-                "fetch.time.ms": f.fetch_ms,
-                "fetch.MB.sec": f.fetch_mb_sec,
-                "fetch.nMsg.sec": f.fetch_msg_sec,
+        let q = |x: f64| (!h.is_empty()).then(|| h.value_at_quantile(x));
+        Summary {
+            consumers: self.consumers,
+            records: self.records,
+            bytes: self.bytes,
+            samples: self.samples,
+            empty_samples: self.empty_samples,
+            failed_samples: self.failed_samples,
+            check_failures: self.check_failures,
+            rebalances: self.rebalances,
+            errors: &self.errors,
+            per_partition: &self.per_partition,
+            partitions_at_start: self
+                .at_start
+                .iter()
+                .map(|(p, (first, end))| {
+                    let read = self.per_partition.get(p).copied().unwrap_or(0);
+                    (*p, AtStart { first: *first, end: *end, read })
+                })
+                .collect(),
+            unread_partitions: self.unread_partitions(),
+            perf: Perf {
+                start_time: self.first_poll.map(|(_, t)| format_time(t)),
+                end_time: self.last_record.map(|(_, t)| format_time(t)),
+                mb: f.mb,
+                mb_sec: f.mb_sec,
+                n_msg: self.records,
+                msg_sec: f.msg_sec,
+                rebalance_ms: f.rebalance_ms,
+                fetch_ms: f.fetch_ms,
+                fetch_mb_sec: f.fetch_mb_sec,
+                fetch_msg_sec: f.fetch_msg_sec,
             },
-            "e2e_latency_us": {
-                "count": h.len(),
-                "from_header": self.e2e_from_header,
-                "from_timestamp": self.e2e_from_timestamp,
-                "negative": self.e2e_negative,
-                "mean": if h.is_empty() { Value::Null } else { json!(h.mean()) },
-                "p50": q(0.50),
-                "p99": q(0.99),
-                "p999": q(0.999),
-                "max": if h.is_empty() { Value::Null } else { json!(h.max()) },
+            e2e_latency_us: E2e {
+                count: h.len(),
+                from_header: self.e2e_from_header,
+                from_timestamp: self.e2e_from_timestamp,
+                negative: self.e2e_negative,
+                mean: (!h.is_empty()).then(|| h.mean()),
+                p50: q(0.50),
+                p99: q(0.99),
+                p999: q(0.999),
+                max: (!h.is_empty()).then(|| h.max()),
             },
-        })
+        }
     }
+}
+
+/// The consumer figures of the JSON summary (field names are part of the file format).
+#[derive(Serialize)]
+pub struct Summary<'a> {
+    consumers: u64,
+    records: u64,
+    bytes: u64,
+    samples: u64,
+    empty_samples: u64,
+    failed_samples: u64,
+    check_failures: u64,
+    rebalances: u64,
+    errors: &'a BTreeMap<String, u64>,
+    per_partition: &'a BTreeMap<i32, u64>,
+    /// Statically assigned partitions: first offset and end offset at the start, records read.
+    partitions_at_start: BTreeMap<i32, AtStart>,
+    /// Partitions with records at the start of which nothing was read.
+    unread_partitions: Vec<i32>,
+    perf: Perf,
+    e2e_latency_us: E2e,
+}
+
+/// One statically assigned partition in the summary.
+#[derive(Serialize)]
+struct AtStart {
+    first: i64,
+    end: i64,
+    read: u64,
+}
+
+/// kafka-consumer-perf-test's columns, under its own names.
+#[derive(Serialize)]
+struct Perf {
+    #[serde(rename = "start.time")]
+    start_time: Option<String>,
+    #[serde(rename = "end.time")]
+    end_time: Option<String>,
+    #[serde(rename = "data.consumed.in.MB")]
+    mb: f64,
+    #[serde(rename = "MB.sec")]
+    mb_sec: f64,
+    #[serde(rename = "data.consumed.in.nMsg")]
+    n_msg: u64,
+    #[serde(rename = "nMsg.sec")]
+    msg_sec: f64,
+    #[serde(rename = "rebalance.time.ms")]
+    rebalance_ms: u64,
+    #[serde(rename = "fetch.time.ms")]
+    fetch_ms: u64,
+    #[serde(rename = "fetch.MB.sec")]
+    fetch_mb_sec: f64,
+    #[serde(rename = "fetch.nMsg.sec")]
+    fetch_msg_sec: f64,
+}
+
+#[derive(Serialize)]
+struct E2e {
+    count: u64,
+    from_header: u64,
+    from_timestamp: u64,
+    negative: u64,
+    mean: Option<f64>,
+    p50: Option<u64>,
+    p99: Option<u64>,
+    p999: Option<u64>,
+    max: Option<u64>,
 }
 
 struct PerfFigures {
@@ -333,45 +400,6 @@ pub fn epoch_micros() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
 }
 
-static RUN: Lazy<Mutex<ConsumerTotals>> = Lazy::new(|| Mutex::new(ConsumerTotals::default()));
-
-pub fn merge_into_run(totals: &ConsumerTotals) {
-    RUN.lock().unwrap_or_else(|p| p.into_inner()).merge(totals);
-}
-
-/// Takes the run's totals, leaving empty ones for the next test.
-pub fn take_run() -> ConsumerTotals {
-    std::mem::take(&mut *RUN.lock().unwrap_or_else(|p| p.into_inner()))
-}
-
-/// Ends the run: returns the report (perf-test header, row, end-to-end latency line; None if no consumer sampled)
-/// and writes the JSON summary to `path`.
-pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::EngineError> {
-    let totals = take_run();
-    if totals.samples == 0 {
-        return Ok(None);
-    }
-    let mut report = format!("{PERF_HEADER}\n{}\n{}", totals.perf_row(), totals.e2e_line());
-    if let Some(line) = totals.partitions_line() {
-        report = format!("{report}\n{line}");
-    }
-    if let Some(path) = path {
-        let mut json = totals.to_json();
-        json["perf_header"] = Value::String(PERF_HEADER.to_string());
-        json["perf_row"] = Value::String(totals.perf_row());
-        json["e2e_line"] = Value::String(totals.e2e_line());
-        json["partitions_line"] = totals.partitions_line().map_or(Value::Null, Value::String);
-        let text = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
-        std::fs::write(path, text).map_err(|e| {
-            crate::error::EngineError::new(
-                "SUMMARY_NOT_WRITTEN",
-                format!("kafka.consumer.summary.file: cannot write '{path}': {e}"),
-            )
-        })?;
-    }
-    Ok(Some(report))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,7 +426,26 @@ mod tests {
         assert_eq!(cols[0].len(), "2024-01-01 10:00:00:123".len(), "{row}");
         let line = t.e2e_line();
         assert!(line.starts_with("end-to-end latency: 4 records, avg 3.00 ms, p50 2.50 ms, p99 4.50 ms"), "{line}");
-        assert_eq!(t.to_json()["e2e_latency_us"]["from_header"], 4);
+        assert_eq!(serde_json::to_value(t.summary()).unwrap()["e2e_latency_us"]["from_header"], 4);
+    }
+
+    #[test]
+    fn a_partition_assigned_but_never_read_is_named() {
+        let now = Instant::now();
+        let mut t = ConsumerTotals::default();
+        t.record_start(0, 0, 2);
+        t.record_start(1, 5, 9);
+        t.record_start(2, 3, 3);
+        t.record(0, 10, None, now);
+        t.record(0, 10, None, now);
+        assert_eq!(t.unread_partitions(), vec![1]);
+        let line = t.partitions_line().unwrap();
+        assert_eq!(
+            line,
+            "partitions read/available at start: 0: 2/2, 1: 0/4 (none read), 2: 0/0; 1 partition(s) with records at \
+             the start were never read: [1]"
+        );
+        assert!(ConsumerTotals::default().partitions_line().is_none());
     }
 
     #[test]
