@@ -1,16 +1,19 @@
 //! kafka-native: the engine behind the jmeter-kafka-native JMeter samplers (producer, consumer, lag monitor).
 //!
 //! # One producer sample, end to end (six files)
-//! 1. `KafkaProducerSampler.java` (`runTest`): the JMeter thread calls native once per sample with its handle
-//!    and a reused `long[]`;
-//! 2. `NativeProducer.java`: the `native` declarations;
-//! 3. [`jni::producer`] (`send`): converts, borrows the handle, catches panics, fills the `long[]` in the order of
-//!    its layout (defined once, [`jni::producer::LAYOUT`]) and returns null or an `EngineError`;
-//! 4. [`producer`] ([`producer::ProducerHandle::send`]): key and value made in native memory, records handed to
-//!    librdkafka, each with a ticket; the thread waits on its slot until every message has a verdict or the
-//!    deadline passes;
-//! 5. [`producer::shared`]: librdkafka's delivery callback (guarded against panics) hands each verdict to
-//!    6. [`producer::slot`], which counts it and wakes the waiting thread; the outcome goes back up the same way.
+//! 1. `java-sampler/.../KafkaProducerSampler.java` (`runTest`): the JMeter thread calls native once per sample with
+//!    its handle and a reused `long[]`;
+//! 2. `java-sampler/.../NativeProducer.java`: the `native` declarations;
+//! 3. `rust-core/src/jni/producer.rs` ([`jni::producer`], `send`): converts the value, fills the `long[]` in the
+//!    order of its layout (defined once, [`jni::producer::LAYOUT`]), returns null or an `EngineError`;
+//! 4. `rust-core/src/jni/mod.rs` ([`jni`]): the helpers every native shares: borrow the handle, catch panics,
+//!    throw `EngineException`;
+//! 5. `rust-core/src/producer/mod.rs` ([`producer::ProducerHandle::send`]): key and value made in native memory,
+//!    records handed to librdkafka, each with a ticket; the thread waits on its slot until every message has a
+//!    verdict or the deadline passes;
+//! 6. `rust-core/src/producer/slot.rs` ([`producer::slot`]): librdkafka's delivery callback (on its own thread,
+//!    guarded against panics) hands each verdict to the ticket's slot, which counts it and wakes the waiting
+//!    thread; the outcome goes back up the same way, as numbers in the `long[]`.
 //!
 //! # Where each concern lives
 //! - [`client`]: what every Kafka client shares: parameter handling, the validated librdkafka configuration (built

@@ -201,7 +201,7 @@ impl ProducerHandle {
                 Err((e, _)) => {
                     let mut s = self.slot.lock();
                     s.in_flight -= 1;
-                    let mut err = shared::explain_size(EngineError::from_kafka(&e), bytes, false);
+                    let mut err = slot::explain_size(EngineError::from_kafka(&e), bytes, false);
                     if err.code == "QUEUE_FULL" {
                         err.message = format!(
                             "librdkafka's local queue stayed full for {} ms (max.block.ms / timeout.ms); the broker is not keeping up",

@@ -1,68 +1,18 @@
-//! The librdkafka producer behind the handles: its context (the shared client hooks plus the delivery callback),
-//! its creation with the pre-flight check, and the producers shared by all threads with `producer.scope=test`.
+//! The librdkafka producer behind the handles: its creation with the pre-flight check, and the producers shared by all threads with `producer.scope=test`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 use std::time::Duration;
 
-use rdkafka::message::Message;
-use rdkafka::producer::{DeliveryResult, Producer, ProducerContext, PurgeConfig, ThreadedProducer};
+use rdkafka::producer::{Producer, PurgeConfig, ThreadedProducer};
 
 use super::settings::{Preflight, ProducerSettings};
-use super::slot::Ticket;
-use crate::client::context::{guarded, ClientCtx, HasClientCtx};
+use super::slot::ProducerCtx;
+use crate::client::context::HasClientCtx;
 use crate::client::settings::{connection_properties, servers};
 use crate::client::{admin, config, metadata};
 use crate::error::EngineError;
 use crate::report::Run;
-
-/// The producer's context: the client hooks every client has, and deliveries to the ticket's slot.
-#[derive(Default)]
-pub(crate) struct ProducerCtx {
-    client: ClientCtx,
-}
-
-impl HasClientCtx for ProducerCtx {
-    fn client_ctx(&self) -> &ClientCtx {
-        &self.client
-    }
-}
-
-crate::client_context!(ProducerCtx);
-
-impl ProducerContext for ProducerCtx {
-    type DeliveryOpaque = Box<Ticket>;
-
-    fn delivery(&self, result: &DeliveryResult<'_>, ticket: Box<Ticket>) {
-        guarded("delivery", || {
-            let verdict = match result {
-                Ok(m) => Ok((m.partition(), m.offset())),
-                Err((e, _)) => Err(explain_size(EngineError::from_kafka(e), ticket.bytes, true)),
-            };
-            ticket.slot.complete(verdict, &ticket);
-        });
-    }
-}
-
-/// MSG_SIZE_TOO_LARGE says neither the size nor the limit: name both, and the property to change.
-pub(super) fn explain_size(mut e: EngineError, bytes: usize, from_broker: bool) -> EngineError {
-    if e.code == "MSG_SIZE_TOO_LARGE" {
-        e.message = if from_broker {
-            format!(
-                "the broker refused a message of {bytes} bytes (key + value + headers) as too large: the topic's \
-                 max.message.bytes (the broker's message.max.bytes, default 1048588) is smaller; lower record.size, \
-                 the key or the headers, or raise max.message.bytes on the topic"
-            )
-        } else {
-            format!(
-                "a message of {bytes} bytes (key + value + headers) is larger than the producer's message.max.bytes \
-                 (librdkafka's default 1000000; Java's max.request.size): lower record.size, the key or the headers, \
-                 or raise message.max.bytes (and the topic's max.message.bytes)"
-            )
-        };
-    }
-    e
-}
 
 /// A librdkafka producer. Every handle using it has already waited (bounded) for its own messages
 /// and counted those that never got a verdict, so dropping it only purges what is left, without waiting.
@@ -73,7 +23,7 @@ pub(crate) struct KafkaProducer {
 
 impl Drop for KafkaProducer {
     fn drop(&mut self) {
-        self.run.add_retries(self.inner.context().client.retries());
+        self.run.add_retries(self.inner.context().client_ctx().retries());
         let left = self.inner.in_flight_count();
         if left > 0 {
             log::warn!("{left} message(s) still in flight when the producer closed were purged (counted as UNDELIVERED_AT_CLOSE)");
