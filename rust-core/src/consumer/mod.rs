@@ -533,7 +533,7 @@ fn topic_partitions(
 ) -> Result<Vec<i32>, EngineError> {
     let servers = servers(&settings.client);
     let advice = "; check bootstrap.servers and that the broker is running";
-    metadata::topic_partitions(consumer.client(), &settings.topic, servers, settings.timeout, settings.timeout, advice)?
+    metadata::consumer_topic_partitions(consumer, &settings.topic, servers, settings.timeout, settings.timeout, advice)?
         .ok_or_else(|| {
             EngineError::new(
                 "UNKNOWN_TOPIC_OR_PART",

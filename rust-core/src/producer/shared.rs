@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::producer::{Producer, PurgeConfig, ThreadedProducer};
 
@@ -35,6 +35,12 @@ impl Drop for KafkaProducer {
 /// Producers shared by all threads of a test (`producer.scope=test`), by run and configuration.
 static SHARED: LazyLock<Mutex<HashMap<String, Weak<KafkaProducer>>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
+/// A shared producer's failed creation, by the same key: the threads that were waiting for it (all of a test's
+/// threads start at once) get the same error at once instead of each trying again for timeout.ms and logging
+/// it again. Kept for [`FAILURE_REUSE`], so that a later test (in the same JVM, the GUI) tries afresh.
+static FAILED: LazyLock<Mutex<HashMap<String, (Instant, EngineError)>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+const FAILURE_REUSE: Duration = Duration::from_secs(10);
+
 /// The producer of a handle: its own, or the one shared by all handles of the run with the same configuration.
 pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Result<Arc<KafkaProducer>, EngineError> {
     if settings.scope == super::settings::Scope::Thread {
@@ -46,7 +52,15 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
     if let Some(p) = shared.get(&key).and_then(Weak::upgrade) {
         return Ok(p);
     }
-    let p = create(settings, run)?;
+    let mut failed = FAILED.lock().unwrap_or_else(|p| p.into_inner());
+    failed.retain(|_, (at, _)| at.elapsed() < FAILURE_REUSE);
+    if let Some((_, e)) = failed.get(&key) {
+        return Err(e.clone());
+    }
+    drop(failed);
+    let p = create(settings, run).inspect_err(|e| {
+        FAILED.lock().unwrap_or_else(|p| p.into_inner()).insert(key.clone(), (Instant::now(), e.clone()));
+    })?;
     shared.retain(|_, w| w.strong_count() > 0);
     shared.insert(key, Arc::downgrade(&p));
     Ok(p)
