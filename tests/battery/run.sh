@@ -8,8 +8,8 @@
 #                                      BATTERY_JOBS=N JMeters at once (default 3)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-# shellcheck source=../lib/checks.sh
+cd "$root" || exit 1
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
 
 export BATTERY_OUT="$root/target/battery"

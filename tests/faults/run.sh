@@ -12,8 +12,8 @@
 # the end if it started them). Needs a built jar.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-# shellcheck source=../lib/checks.sh
+cd "$root" || exit 1
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
 
 suite_start=$SECONDS
@@ -126,7 +126,7 @@ reliability() {
   run_plan reliability -Jkafka.topic="$topic" -Jthreads=4 -Jloops=1200 -Jtarget.rate=50 -Jrecord.size=200 \
     -Jpolicy=reliability -Jacks=all -Jaudit=true -Jtimeout.ms= -Jlinger.ms=
   wait "$killer"
-  cat "$out/reliability-kill.txt" | head -n 1
+  head -n 1 "$out/reliability-kill.txt"
   figures reliability "$topic" >/dev/null
   cat "$out/reliability-figures.json"
   local f="$out/reliability-figures.json"
