@@ -78,9 +78,9 @@ MB = 1024 * 1024
 class Row:
     """One input: the sampler, its parameters (over the sampler's base), and what the user must see."""
 
-    def __init__(self, rid, sampler, params, code, phrase, route="prop", bound=BOUND_S, drop=(), ci=True):
+    def __init__(self, rid, sampler, params, code, phrase, route="prop", bound=BOUND_S, drop=(), ci=True, threads=1):
         self.id, self.sampler, self.params, self.code, self.phrase = rid, sampler, params, code, phrase
-        self.route, self.bound, self.drop, self.ci = route, bound, drop, ci
+        self.route, self.bound, self.drop, self.ci, self.threads = route, bound, drop, ci, threads
 
 
 def hosts(n):
@@ -182,6 +182,10 @@ ROWS = [
         r"127\.0\.0\.1:1", bound=8),
     Row("p-garbage-bootstrap-create", "producer", {"bootstrap.servers": "no such host!!", "topic.create": "true"},
         "(RESOLVE|TRANSPORT|CONFIG_ERROR)", r"bootstrap\.servers|no such host", bound=8),
+    # producer.scope=test: the threads wait for the one shared producer; its failure must reach them all at once
+    # (before: one after the other, timeout.ms each).
+    Row("p-shared-unreachable-20-threads", "producer", {"bootstrap.servers": UNREACHABLE, "producer.scope": "test"},
+        "TRANSPORT", r"127\.0\.0\.1:1", bound=8, threads=20),
     Row("p-sasl-wrong-password", "producer", dict(SASL_WRONG), "AUTHENTICATION", r"SASL authentication", bound=10),
     Row("p-sasl-wrong-password-create", "producer", dict(SASL_WRONG, **{"topic.create": "true"}), "AUTHENTICATION",
         r"SASL authentication", bound=10),
@@ -290,7 +294,7 @@ def plan(row, params, refs):
 <elementProp name="ThreadGroup.main_controller" elementType="LoopController" guiclass="LoopControlPanel"
  testclass="LoopController" testname="loop"><stringProp name="LoopController.loops">1</stringProp>
 <boolProp name="LoopController.continue_forever">false</boolProp></elementProp>
-<stringProp name="ThreadGroup.num_threads">1</stringProp><stringProp name="ThreadGroup.ramp_time">0</stringProp>
+<stringProp name="ThreadGroup.num_threads">{row.threads}</stringProp><stringProp name="ThreadGroup.ramp_time">0</stringProp>
 </ThreadGroup><hashTree>{csv_set}
 <JavaSampler guiclass="JavaTestSamplerGui" testclass="JavaSampler" testname="{escape(row.id)}">
 <elementProp name="arguments" elementType="Arguments" guiclass="ArgumentsPanel" testclass="Arguments">
@@ -394,8 +398,10 @@ def judge(row, folder, jtl, rc, hung, elapsed):
         problems.append(f"took {took}, {elapsed:.1f} s in all (bound {row.bound} s){' and was killed' if hung else ''}")
     else:
         kind = "clear"
-        if len(rows) != 1:
-            problems.append(f"{len(rows)} JTL rows, expected 1")
+        if not 1 <= len(rows) <= row.threads:
+            problems.append(f"{len(rows)} JTL rows, expected {'1' if row.threads == 1 else f'1 to {row.threads}'}")
+        if any(not re.fullmatch(row.code, r["responseCode"]) for r in rows[1:]):
+            problems.append("the threads' samples do not all carry the same code")
         if not re.fullmatch(row.code, code):
             problems.append(f"code {code}, expected {row.code}")
         if not re.search(row.phrase, message):

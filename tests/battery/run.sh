@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad-input battery: 80 hostile or mistaken inputs (97 with BATTERY_ALL=1) to the producer, consumer and lag samplers, each run
+# Bad-input battery: 81 hostile or mistaken inputs (98 with BATTERY_ALL=1) to the producer, consumer and lag samplers, each run
 # by a real headless JMeter (one JVM per input) against the local broker. Each input must end with the expected
 # response code and a phrase naming the cause, no JVM crash (hs_err file), no secret in any output, and JMeter exiting
 # by itself within the input's bound. The table and the checks are in battery.py.
