@@ -236,7 +236,8 @@ ROWS = [
     Row("l-group-missing", "lag", {}, "CONFIG_ERROR", r"group\.id: missing", drop=("group.id",)),
     Row("l-windows-zero", "lag", {"lag.windows": "0"}, "CONFIG_ERROR", r"lag\.windows"),
     Row("l-tolerance-huge", "lag", {"lag.tolerance": "1" + "0" * 30}, "CONFIG_ERROR", r"lag\.tolerance"),
-    Row("l-unreachable", "lag", {"bootstrap.servers": UNREACHABLE}, "TRANSPORT", r"127\.0\.0\.1:1", bound=8),
+    # The lag monitor connects at its first sample (not at open); on a loaded machine this run took up to 9.2 s.
+    Row("l-unreachable", "lag", {"bootstrap.servers": UNREACHABLE}, "TRANSPORT", r"127\.0\.0\.1:1", bound=12),
     Row("l-sasl-wrong-password", "lag", dict(SASL_WRONG), "AUTHENTICATION", r"SASL authentication", bound=10),
     Row("l-missing-topic", "lag", {"topic": "battery-no-such-topic"}, "UNKNOWN_TOPIC_OR_PART", r"does not exist",
         bound=10),
