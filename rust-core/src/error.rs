@@ -26,9 +26,10 @@ pub struct EngineError {
 }
 
 impl EngineError {
-    /// An error with a code and a message.
+    /// The message is kept readable: a value echoed in quotes that is very long (a 1 MB topic or group id) is cut
+    /// to its start and its size, so that no JTL row or log line carries it whole.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        EngineError { code: code.into(), message: message.into() }
+        EngineError { code: code.into(), message: crate::client::limits::readable(message.into()) }
     }
 
     /// A CONFIG_ERROR.

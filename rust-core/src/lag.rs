@@ -55,6 +55,7 @@ pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError>
     let Split { sampler, explicit } = split(pairs, LAG_KEYS)?;
     require_bootstrap(&explicit)?;
     let topic = required(&sampler, "topic", "set the topic whose consumer lag is watched")?;
+    crate::client::limits::check_topic(&topic)?;
     let mut warnings = Vec::new();
     let mut client = translate_all(explicit, &mut warnings)?;
     let group = client.get("group.id").cloned().ok_or_else(|| {
@@ -189,13 +190,14 @@ impl LagMonitor {
         let s = &self.settings;
         let servers = servers(&s.client);
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
-        let ids = metadata::topic_partitions(self.consumer.client(), &s.topic, servers, s.timeout, Duration::ZERO, "")?
-            .ok_or_else(|| {
-                EngineError::new(
-                    "UNKNOWN_TOPIC_OR_PART",
-                    format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
-                )
-            })?;
+        let ids =
+            metadata::consumer_topic_partitions(&self.consumer, &s.topic, servers, s.timeout, Duration::ZERO, "")?
+                .ok_or_else(|| {
+                    EngineError::new(
+                        "UNKNOWN_TOPIC_OR_PART",
+                        format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
+                    )
+                })?;
         let mut tpl = TopicPartitionList::new();
         for p in &ids {
             tpl.add_partition(&s.topic, *p);

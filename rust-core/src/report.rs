@@ -4,6 +4,7 @@
 //!
 //! The JNI bridge holds the one instance of the JVM ([`crate::jni`]); a test makes its own with [`Run::new`].
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
@@ -35,6 +36,13 @@ struct ProducerJson<'a> {
     run_id: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     audit: Option<AuditJson>,
+    /// With `audit=true`: what the broker acknowledged (sequence ranges per producer) and when the run started,
+    /// for an audit on demand later (`scripts/audit --summary`): without them a failed, never-written message
+    /// cannot be told from a lost one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit_acked: Option<BTreeMap<String, Vec<[u64; 2]>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_start_ms: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -52,6 +60,8 @@ struct ConsumerJson<'a> {
     perf_header: &'a str,
     perf_row: &'a str,
     e2e_line: &'a str,
+    /// Statically assigned partitions: read against available at the start, unread ones named.
+    partitions_line: Option<String>,
 }
 
 impl Run {
@@ -112,7 +122,19 @@ impl Run {
             }
         });
         if let Some(path) = path {
-            let json = ProducerJson { figures: totals.summary(), perf_line: &perf_line, run_id: &run_id, audit };
+            let audit_acked = totals
+                .audit
+                .is_some()
+                .then(|| totals.acked_seqs.iter().map(|(pid, seqs)| (pid.clone(), seqs.ranges())).collect());
+            let run_start_ms = totals.audit.is_some().then_some(run_start_ms);
+            let json = ProducerJson {
+                figures: totals.summary(),
+                perf_line: &perf_line,
+                run_id: &run_id,
+                audit,
+                audit_acked,
+                run_start_ms,
+            };
             write_json(path, &json, "kafka.summary.file")?;
         }
         Ok(Some(text))
@@ -126,12 +148,22 @@ impl Run {
             return Ok(None);
         }
         let (row, e2e) = (totals.perf_row(), totals.e2e_line());
+        let partitions_line = totals.partitions_line();
+        let mut report = format!("{PERF_HEADER}\n{row}\n{e2e}");
+        if let Some(line) = &partitions_line {
+            report = format!("{report}\n{line}");
+        }
         if let Some(path) = path {
-            let json =
-                ConsumerJson { figures: totals.summary(), perf_header: PERF_HEADER, perf_row: &row, e2e_line: &e2e };
+            let json = ConsumerJson {
+                figures: totals.summary(),
+                perf_header: PERF_HEADER,
+                perf_row: &row,
+                e2e_line: &e2e,
+                partitions_line,
+            };
             write_json(path, &json, "kafka.consumer.summary.file")?;
         }
-        Ok(Some(format!("{PERF_HEADER}\n{row}\n{e2e}")))
+        Ok(Some(report))
     }
 }
 

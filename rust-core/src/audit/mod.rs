@@ -67,12 +67,35 @@ pub struct AuditReport {
     pub found_unacked: u64,
     /// False when the read-back hit `audit.timeout.ms` before reaching the end offsets.
     pub complete: bool,
+    /// Transient errors met and ridden out while reading (broker down, leader moving).
+    pub retried_errors: u64,
+    /// The last error met, shown when the read-back could not complete.
+    pub last_error: Option<String>,
+    /// Without the test's record of acknowledgements (an audit on demand from the topic alone): gaps in the
+    /// producers' sequences, which are failed samples or lost messages; `missing` is then 0, not guessed.
+    pub gaps: Option<u64>,
 }
 
 impl AuditReport {
     pub fn line(&self) -> String {
+        let gaps = match self.gaps {
+            Some(g) => format!(
+                ", {g} gap(s) in the sequences (failed samples or lost messages: pass the test's summary with \
+                 --summary to tell them apart)"
+            ),
+            None => String::new(),
+        };
+        let incomplete = if self.complete {
+            String::new()
+        } else {
+            format!(
+                " (INCOMPLETE: audit.timeout.ms reached before the end of the topic; figures are what was proven so \
+                 far; last error: {})",
+                self.last_error.as_deref().unwrap_or("none")
+            )
+        };
         format!(
-            "audit of run {}: {} acked, {} found, {} missing, {} duplicates, {} unexpected (not from this run), {} written although reported failed{}",
+            "audit of run {}: {} acked, {} found, {} missing, {} duplicates, {} unexpected (not from this run), {} written although reported failed{gaps}{incomplete}",
             self.run_id,
             self.acked,
             self.found,
@@ -80,14 +103,14 @@ impl AuditReport {
             self.duplicates,
             self.unexpected,
             self.found_unacked,
-            if self.complete { "" } else { " (INCOMPLETE: audit.timeout.ms reached before the end of the topic)" }
         )
     }
 }
 
 /// Reads the topic from `since_ms` to its current end and classifies every message against `acked`.
-/// Without `acked` (an audit on demand, after the test), every sequence number seen counts as acknowledged
-/// and `missing` counts the gaps in each producer's sequence instead.
+/// Without `acked` (an audit on demand, after the test), every sequence number seen counts as acknowledged and
+/// the gaps in each producer's sequence are counted apart (`gaps`): a gap may be a failed, never-written message.
+/// Transient errors (a broker just killed, a leader moving) are retried within `audit.timeout.ms`.
 pub fn read_back(
     target: &AuditTarget,
     run_id: &str,
@@ -101,9 +124,23 @@ pub fn read_back(
     props.insert("enable.partition.eof".into(), "false".into());
     let consumer: BaseConsumer<ClientCtx> = create(&props, ClientCtx::default(), "audit consumer")?;
     let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
-    let op_timeout = Duration::from_secs(10);
+    // Everything below, retries included, fits in audit.timeout.ms: right after a failover the first requests
+    // meet transport errors and moving leaders, which go away within seconds.
+    let deadline = Instant::now() + target.timeout;
+    let mut retried = 0u64;
+    let failed = |what: &str, e: EngineError| {
+        EngineError::new(
+            e.code.clone(),
+            format!(
+                "{what} did not succeed within audit.timeout.ms ({} ms): {}",
+                target.timeout.as_millis(),
+                e.message
+            ),
+        )
+    };
 
-    let metadata = consumer.fetch_metadata(Some(&target.topic), op_timeout).map_err(kafka)?;
+    let metadata = retry(deadline, &mut retried, |t| consumer.fetch_metadata(Some(&target.topic), t).map_err(kafka))
+        .map_err(|e| failed("reading the topic's metadata", e))?;
     let partitions: Vec<i32> = metadata
         .topics()
         .iter()
@@ -114,13 +151,17 @@ pub fn read_back(
     for p in &partitions {
         by_time.add_partition_offset(&target.topic, *p, Offset::Offset(since_ms as i64)).map_err(kafka)?;
     }
-    let starts = consumer.offsets_for_times(by_time, op_timeout).map_err(kafka)?;
+    let starts = retry(deadline, &mut retried, |t| consumer.offsets_for_times(by_time.clone(), t).map_err(kafka))
+        .map_err(|e| failed("finding the run's first offsets", e))?;
 
     let mut assignment = TopicPartitionList::new();
     let mut remaining: BTreeMap<i32, i64> = BTreeMap::new(); // partition -> end offset still to reach
     for elem in starts.elements() {
         let Offset::Offset(start) = elem.offset() else { continue }; // nothing written since the run started
-        let (_, high) = consumer.fetch_watermarks(&target.topic, elem.partition(), op_timeout).map_err(kafka)?;
+        let (_, high) = retry(deadline, &mut retried, |t| {
+            consumer.fetch_watermarks(&target.topic, elem.partition(), t).map_err(kafka)
+        })
+        .map_err(|e| failed("reading the end offsets", e))?;
         if start < high {
             assignment.add_partition_offset(&target.topic, elem.partition(), Offset::Offset(start)).map_err(kafka)?;
             remaining.insert(elem.partition(), high);
@@ -134,10 +175,18 @@ pub fn read_back(
         ..AuditReport::default()
     };
     let mut seen: BTreeMap<String, SeqSet> = BTreeMap::new();
-    let deadline = Instant::now() + target.timeout;
     while !remaining.is_empty() && Instant::now() < deadline {
         let Some(result) = consumer.poll(Duration::from_millis(200)) else { continue };
-        let message = result.map_err(kafka)?;
+        let message = match result {
+            Ok(m) => m,
+            // librdkafka reconnects and finds the new leader by itself: note the error and keep reading until the
+            // deadline; only then does the report say it is incomplete (with this error).
+            Err(e) => {
+                retried += 1;
+                report.last_error = Some(kafka(e).to_string());
+                continue;
+            }
+        };
         if let Some(&end) = remaining.get(&message.partition()) {
             if message.offset() + 1 >= end {
                 remaining.remove(&message.partition());
@@ -157,14 +206,37 @@ pub fn read_back(
         }
     }
     report.complete = remaining.is_empty();
+    report.retried_errors = retried;
     match acked {
         Some(_) => report.missing = report.acked - report.found,
         None => {
+            // Without the test's acknowledgements a gap may be a sample that failed and was never written:
+            // counted apart, never as missing.
             report.acked = report.found;
-            report.missing = seen.values().map(SeqSet::gaps).sum();
+            report.gaps = Some(seen.values().map(SeqSet::gaps).sum());
         }
     }
     Ok(report)
+}
+
+/// Runs `op` with the time left (at most 10 s a try) until it succeeds or `deadline` passes; the last error wins.
+fn retry<T>(
+    deadline: Instant,
+    retried: &mut u64,
+    mut op: impl FnMut(Duration) -> Result<T, EngineError>,
+) -> Result<T, EngineError> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match op(left.clamp(Duration::from_millis(100), Duration::from_secs(10))) {
+            Ok(v) => return Ok(v),
+            Err(e) if Instant::now() + Duration::from_millis(200) < deadline => {
+                *retried += 1;
+                log::info!("audit: {e}; retrying");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// (producer id, sequence) of a message of run `run_id`, or None for anything else.

@@ -44,6 +44,34 @@ impl SeqSet {
         self.count = self.words.iter().map(|w| w.count_ones() as u64).sum();
     }
 
+    /// The set as inclusive ranges `[first, last]`: compact in a summary file (a run without gaps is one range).
+    pub fn ranges(&self) -> Vec<[u64; 2]> {
+        let mut out: Vec<[u64; 2]> = Vec::new();
+        for (i, w) in self.words.iter().enumerate() {
+            let mut w = *w;
+            while w != 0 {
+                let seq = i as u64 * 64 + w.trailing_zeros() as u64;
+                w &= w - 1;
+                match out.last_mut() {
+                    Some(last) if last[1] + 1 == seq => last[1] = seq,
+                    _ => out.push([seq, seq]),
+                }
+            }
+        }
+        out
+    }
+
+    /// The set of [`SeqSet::ranges`].
+    pub fn from_ranges(ranges: &[[u64; 2]]) -> SeqSet {
+        let mut set = SeqSet::default();
+        for [first, last] in ranges {
+            for seq in *first..=*last {
+                set.insert(seq);
+            }
+        }
+        set
+    }
+
     /// Numbers below the highest one present that are absent: gaps in a producer's sequence.
     pub fn gaps(&self) -> u64 {
         let highest = self
@@ -60,6 +88,16 @@ impl SeqSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seq_sets_round_trip_as_ranges() {
+        let mut a = SeqSet::default();
+        for s in [0, 1, 2, 3, 7, 64, 65, 200] {
+            a.insert(s);
+        }
+        assert_eq!(a.ranges(), vec![[0, 3], [7, 7], [64, 65], [200, 200]]);
+        assert_eq!(SeqSet::from_ranges(&a.ranges()), a);
+    }
 
     #[test]
     fn seq_sets_count_union_and_gaps() {

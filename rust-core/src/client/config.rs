@@ -12,6 +12,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::types::RDKafkaConfRes;
 use rdkafka::ClientConfig;
 
+use super::limits::{clip, ECHO};
 use super::settings::{is_secret, shown};
 use crate::error::{redact_kafka, EngineError};
 
@@ -55,6 +56,8 @@ fn properties_table() -> String {
 /// Asks librdkafka (through rdkafka's `create_native_config`) about each property in turn, so the first refusal
 /// in name order is reported: an unknown name gets the closest valid one suggested, a bad value librdkafka's reason.
 pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Result<(), EngineError> {
+    // Sizes first: librdkafka accepts values that later corrupt its memory or its requests.
+    super::limits::check_client(props)?;
     props.iter().try_for_each(|(key, value)| {
         let one: ClientConfig = [(key.clone(), value.clone())].into_iter().collect();
         match one.create_native_config() {
@@ -64,14 +67,16 @@ pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Resu
                     Some(name) => format!("did you mean {name}?"),
                     None => "see librdkafka's CONFIGURATION.md for the names it accepts".to_string(),
                 };
-                Err(EngineError::config(format!("{key}: unknown property; {hint}")))
+                Err(EngineError::config(format!("{}: unknown property; {hint}", clip(key))))
             }
             Err(KafkaError::ClientConfig(_, why, ..)) => {
                 // librdkafka's explanation quotes the value: leave it out for secrets.
                 let why = if is_secret(key) { "refused by librdkafka".to_string() } else { why };
                 Err(EngineError::config(format!("{key}: {} is not valid; {why}", shown(key, value))))
             }
-            Err(_) => Err(EngineError::config(format!("{key}: contains a NUL character"))),
+            Err(_) => {
+                Err(EngineError::config(format!("{}: contains a NUL character", clip(&key.replace('\0', "\\0")))))
+            }
         }
     })
 }
@@ -95,6 +100,10 @@ where
 
 /// The candidate closest to `key` by edit distance, if it is close enough to be a likely typo.
 fn closest<'a>(key: &str, candidates: &'a [String]) -> Option<&'a str> {
+    // No property name is this long, and the edit distance of a 1 MB key to every name would take minutes.
+    if key.len() > ECHO {
+        return None;
+    }
     candidates
         .iter()
         .map(|c| (strsim::levenshtein(key, c), c))

@@ -36,6 +36,9 @@ pub struct ClientCtx {
     last_error: Mutex<Option<EngineError>>,
     /// Retries so far over all brokers, as of librdkafka's latest statistics (cumulative).
     retries: AtomicU64,
+    /// librdkafka's latest error-level log line (e.g. "SASL authentication error: ... invalid credentials"): a
+    /// consumer's error events carry only a code, the log line says why.
+    last_log_error: Mutex<Option<String>>,
 }
 
 impl ClientCtx {
@@ -60,6 +63,21 @@ impl ClientCtx {
         let mut e = EngineError::from_kafka(&error);
         e.message = reason.to_string();
         *last = Some(e);
+    }
+
+    /// The log hook's body besides forwarding: keep the latest error-level line.
+    pub fn on_log(&self, level: RDKafkaLogLevel, message: &str) {
+        if matches!(
+            level,
+            RDKafkaLogLevel::Emerg | RDKafkaLogLevel::Alert | RDKafkaLogLevel::Critical | RDKafkaLogLevel::Error
+        ) {
+            *self.last_log_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(message.to_string());
+        }
+    }
+
+    /// librdkafka's latest error-level log line.
+    pub fn last_log_error(&self) -> Option<String> {
+        self.last_log_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The statistics hook's body: the retry count.
@@ -101,7 +119,11 @@ macro_rules! client_context {
     ($ty:ty) => {
         impl rdkafka::ClientContext for $ty {
             fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
-                $crate::client::context::guarded("log", || $crate::client::context::forward_log(level, fac, message));
+                let ctx = $crate::client::context::HasClientCtx::client_ctx(self);
+                $crate::client::context::guarded("log", || {
+                    ctx.on_log(level, message);
+                    $crate::client::context::forward_log(level, fac, message)
+                });
             }
 
             fn error(&self, error: rdkafka::error::KafkaError, reason: &str) {

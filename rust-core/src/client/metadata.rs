@@ -4,7 +4,9 @@
 use std::time::{Duration, Instant};
 
 use rdkafka::client::Client;
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::metadata::Metadata;
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::ClientContext;
 
 use super::context::HasClientCtx;
@@ -19,11 +21,71 @@ pub fn all_topics<C: ClientContext + HasClientCtx>(
 ) -> Result<Metadata, EngineError> {
     client.fetch_metadata(None, timeout).map_err(|e| {
         // The client's own latest error explains the failure best.
-        let mut err = client.context().client_ctx().last_error().unwrap_or_else(|| EngineError::from_kafka(&e));
-        err.message =
-            format!("no broker at {servers} answered within {} ms ({}){advice}", timeout.as_millis(), err.message);
-        err
+        let err = client.context().client_ctx().last_error().unwrap_or_else(|| EngineError::from_kafka(&e));
+        no_broker(err, servers, timeout, advice)
     })
+}
+
+fn no_broker(mut cause: EngineError, servers: &str, timeout: Duration, advice: &str) -> EngineError {
+    cause.message =
+        format!("no broker at {servers} answered within {} ms ({}){advice}", timeout.as_millis(), cause.message);
+    cause
+}
+
+/// Errors that say why no broker answered better than a transport failure does.
+fn explains(code: RDKafkaErrorCode) -> bool {
+    matches!(
+        code,
+        RDKafkaErrorCode::Authentication
+            | RDKafkaErrorCode::SaslAuthenticationFailed
+            | RDKafkaErrorCode::SSL
+            | RDKafkaErrorCode::Resolve
+            | RDKafkaErrorCode::UnsupportedSASLMechanism
+            | RDKafkaErrorCode::IllegalSASLState
+            | RDKafkaErrorCode::ClusterAuthorizationFailed
+    )
+}
+
+/// [`topic_partitions`] for a consumer. A consumer's client-level errors (a failed SASL handshake, a TLS error) wait
+/// in its queue until it is polled, so after a failed fetch the queue is served once and the error, now known,
+/// explains the failure instead of "transport failure".
+pub fn consumer_topic_partitions<C: ConsumerContext + HasClientCtx>(
+    consumer: &BaseConsumer<C>,
+    topic: &str,
+    servers: &str,
+    timeout: Duration,
+    wait: Duration,
+    advice: &str,
+) -> Result<Option<Vec<i32>>, EngineError> {
+    let result = topic_partitions(consumer.client(), topic, servers, timeout, wait, advice);
+    if result.is_err() && consumer.context().client_ctx().last_error().is_none() {
+        // Nothing is assigned yet, so a poll returns no record, only the queued error events (with their code; the
+        // reason is in librdkafka's latest error log line).
+        let ctx = consumer.context().client_ctx();
+        for _ in 0..10 {
+            match consumer.poll(Duration::ZERO) {
+                None => break,
+                Some(Err(e)) if e.rdkafka_error_code().is_some_and(explains) => {
+                    let mut cause = EngineError::from_kafka(&e);
+                    if let Some(line) = ctx.last_log_error() {
+                        cause.message = line;
+                    }
+                    return Err(no_broker(cause, servers, timeout, advice));
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(cause) = ctx.last_error() {
+            return Err(no_broker(cause, servers, timeout, advice));
+        }
+        // The error events may still sit in the main queue (served only at close): librdkafka's log line has the
+        // cause already.
+        if let (Some(line), Err(e)) = (ctx.last_log_error(), &result) {
+            let code = if line.contains("SASL authentication") { "AUTHENTICATION" } else { e.code.as_str() };
+            return Err(no_broker(EngineError::new(code, line), servers, timeout, advice));
+        }
+    }
+    result
 }
 
 /// The partition ids of `topic`, sorted, waiting up to `wait` for a topic created a moment ago to reach the

@@ -5,5 +5,6 @@
 pub mod admin;
 pub mod config;
 pub mod context;
+pub mod limits;
 pub mod metadata;
 pub mod settings;

@@ -31,9 +31,26 @@ pub fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'
         }
     }
     if let Some(extra) = sampler.get("extra.properties") {
-        explicit.extend(parse_property_list(extra, "extra.properties")?);
+        let listed = parse_property_list(extra, "extra.properties")?;
+        refuse_conflicts(&explicit, &listed)?;
+        explicit.extend(listed);
     }
     Ok(Split { sampler, explicit })
+}
+
+/// A property set both as a parameter and in `extra.properties` with another value: which one wins is not obvious
+/// (a `bootstrap.servers` silently overridden there sends the test to another cluster), so it is refused.
+fn refuse_conflicts(parameters: &[(String, String)], extra: &[(String, String)]) -> Result<(), EngineError> {
+    for (k, v) in extra {
+        if let Some((_, first)) = parameters.iter().find(|(pk, pv)| pk == k && pv != v) {
+            return Err(EngineError::config(format!(
+                "{k}: set twice with different values, {} as a parameter and {} in extra.properties; keep one",
+                shown(k, first),
+                shown(k, v)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Every client needs brokers: refuse early, with an example.
@@ -75,7 +92,7 @@ pub fn shown(key: &str, value: &str) -> String {
     if is_secret(key) {
         "***".to_string()
     } else {
-        format!("'{value}'")
+        format!("'{}'", super::limits::clip(value))
     }
 }
 
@@ -88,7 +105,7 @@ pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
             _ => Err(EngineError::config(format!(
                 "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
-                if is_secret(item) { "***" } else { item }
+                if is_secret(item) { "***".to_string() } else { super::limits::clip(item) }
             ))),
         })
         .collect()
@@ -144,18 +161,41 @@ pub fn translate_security(key: &str, value: &str) -> Option<Result<Vec<(String, 
 /// `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";`
 /// becomes `sasl.username` and `sasl.password`. Only the username ever appears in an error.
 fn jaas_to_properties(jaas: &str) -> Result<Vec<(String, String)>, EngineError> {
-    let field = |name: &str| -> Option<String> {
-        let start = jaas.find(&format!("{name}=\""))? + name.len() + 2;
-        let end = jaas[start..].find('"')? + start;
-        Some(jaas[start..end].to_string())
-    };
-    match (field("username"), field("password")) {
+    match (jaas_field(jaas, "username"), jaas_field(jaas, "password")) {
         (Some(user), Some(password)) => {
             Ok(vec![("sasl.username".to_string(), user), ("sasl.password".to_string(), password)])
         }
         _ => Err(EngineError::config(
             "sasl.jaas.config: no username=\"...\" password=\"...\" found; librdkafka has no JAAS, so set sasl.username and sasl.password instead",
         )),
+    }
+}
+
+/// The quoted value of option `name` in a JAAS line, as Java's parser reads it: spaces allowed around `=`,
+/// `\"` and `\\` escaped inside the quotes.
+fn jaas_field(jaas: &str, name: &str) -> Option<String> {
+    let mut rest = jaas;
+    loop {
+        let at = rest.find(name)?;
+        let before_ok = rest[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || c == ';');
+        let after = rest[at + name.len()..].trim_start();
+        rest = &rest[at + name.len()..];
+        let Some(value) = after.strip_prefix('=').map(str::trim_start).and_then(|v| v.strip_prefix('"')) else {
+            continue;
+        };
+        if !before_ok {
+            continue;
+        }
+        let mut out = String::new();
+        let mut chars = value.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.push(chars.next()?),
+                '"' => return Some(out),
+                c => out.push(c),
+            }
+        }
+        return None;
     }
 }
 
@@ -182,6 +222,16 @@ mod tests {
         .unwrap();
         assert_eq!(props, [("sasl.username".into(), "u".into()), ("sasl.password".into(), "p".into())]);
         assert!(translate_security("acks", "1").is_none());
+    }
+
+    #[test]
+    fn jaas_accepts_spacing_and_escaped_quotes() {
+        let spaced = "ScramLoginModule required username = \"u\"  password =\"p;q\";";
+        assert_eq!(jaas_field(spaced, "username").as_deref(), Some("u"));
+        assert_eq!(jaas_field(spaced, "password").as_deref(), Some("p;q"));
+        let escaped = r#"PlainLoginModule required username="u" password="a\"b\\c";"#;
+        assert_eq!(jaas_field(escaped, "password").as_deref(), Some(r#"a"b\c"#));
+        assert_eq!(jaas_field("x myusername=\"no\"", "username"), None);
     }
 
     #[test]

@@ -171,6 +171,7 @@ impl ConsumerHandle {
         let consumer: BaseConsumer<ConsumerCtx> = config::create(&settings.client, ctx, "consumer")?;
         let partitions = topic_partitions(&consumer, &settings)?;
         let mut static_partitions = Vec::new();
+        let mut totals = ConsumerTotals::default();
         match &settings.assignment {
             Assignment::Subscribe => {
                 consumer.context().state().started = Some(Instant::now());
@@ -193,11 +194,14 @@ impl ConsumerHandle {
                     }
                 };
                 static_partitions = settings::split_for_thread(&wanted, settings.thread_number, settings.thread_count);
+                // The engine reads the committed offsets itself (librdkafka's own fetch for an assignment gives up on
+                // the first NOT_COORDINATOR of a fresh broker, leaving the partitions unread), then assigns exact offsets.
+                let starts = start_offsets(&consumer, &settings, &static_partitions)?;
                 let mut tpl = TopicPartitionList::new();
-                for p in &static_partitions {
-                    // The group's committed offset, or auto.offset.reset when there is none.
-                    tpl.add_partition_offset(&settings.topic, *p, Offset::Stored)
+                for (p, start) in &starts {
+                    tpl.add_partition_offset(&settings.topic, *p, start.offset)
                         .map_err(|e| EngineError::from_kafka(&e))?;
+                    totals.record_start(*p, start.first, start.end);
                 }
                 consumer.assign(&tpl).map_err(|e| EngineError::from_kafka(&e))?;
                 if static_partitions.is_empty() {
@@ -217,7 +221,7 @@ impl ConsumerHandle {
             settings,
             run: Arc::clone(run),
             interrupted: Arc::new(AtomicBool::new(false)),
-            totals: ConsumerTotals::default(),
+            totals,
             last_seq: HashMap::new(),
             seq_key: Vec::new(),
             uncommitted: false,
@@ -427,13 +431,109 @@ fn record(
 }
 
 /// The topic's partitions, waiting a little for a topic created a moment ago (by the producers of the same test).
+/// Where a statically assigned partition starts: the offset to assign, and (for the summary) the first offset that
+/// will be read and the partition's end offset at that moment.
+struct Start {
+    offset: Offset,
+    first: i64,
+    end: i64,
+}
+
+/// Errors of the committed-offset fetch that go away by themselves: the group coordinator is being elected or is
+/// loading (a fresh broker creates `__consumer_offsets` on the first group's request), or a broker connection dropped.
+fn transient(code: RDKafkaErrorCode) -> bool {
+    matches!(
+        code,
+        RDKafkaErrorCode::NotCoordinator
+            | RDKafkaErrorCode::CoordinatorNotAvailable
+            | RDKafkaErrorCode::CoordinatorLoadInProgress
+            | RDKafkaErrorCode::BrokerTransportFailure
+            | RDKafkaErrorCode::AllBrokersDown
+            | RDKafkaErrorCode::RequestTimedOut
+            | RDKafkaErrorCode::OperationTimedOut
+            | RDKafkaErrorCode::NotLeaderForPartition
+            | RDKafkaErrorCode::LeaderNotAvailable
+    )
+}
+
+/// The group's committed offsets of `partitions`, retried while the coordinator is not ready, within `timeout.ms`;
+/// a partition without a committed offset starts at `auto.offset.reset` (earliest by default).
+fn start_offsets(
+    consumer: &BaseConsumer<ConsumerCtx>,
+    settings: &ConsumerSettings,
+    partitions: &[i32],
+) -> Result<Vec<(i32, Start)>, EngineError> {
+    if partitions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tpl = TopicPartitionList::new();
+    for p in partitions {
+        tpl.add_partition(&settings.topic, *p);
+    }
+    let deadline = Instant::now() + settings.timeout;
+    let mut attempts = 0u32;
+    let committed = loop {
+        attempts += 1;
+        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100));
+        let result = consumer.committed_offsets(tpl.clone(), left).and_then(|list| {
+            // The request may succeed while single partitions carry the coordinator's error.
+            match list.elements().iter().find_map(|e| e.error().err()) {
+                Some(e) => Err(e),
+                None => Ok(list),
+            }
+        });
+        match result {
+            Ok(list) => break list,
+            Err(e) => {
+                let retry = e.rdkafka_error_code().is_some_and(transient) && Instant::now() < deadline;
+                if !retry {
+                    let mut err = EngineError::from_kafka(&e);
+                    err.message = format!(
+                        "the committed offsets of group '{}' for topic '{}' could not be read within {} ms                          (timeout.ms, {attempts} attempt(s)): {}; check that the broker's group coordinator is up",
+                        crate::client::limits::clip(&settings.group),
+                        settings.topic,
+                        settings.timeout.as_millis(),
+                        err.message
+                    );
+                    return Err(err);
+                }
+                std::thread::sleep(Duration::from_millis((50u64 << attempts.min(4)).min(500)));
+            }
+        }
+    };
+    if attempts > 1 {
+        log::info!(
+            "group '{}': committed offsets read after {attempts} attempts (the coordinator was not ready yet)",
+            crate::client::limits::clip(&settings.group)
+        );
+    }
+    let reset = settings.client.get("auto.offset.reset").map(String::as_str).unwrap_or("earliest");
+    let mut starts = Vec::with_capacity(partitions.len());
+    for p in partitions {
+        let (low, high) = consumer
+            .fetch_watermarks(&settings.topic, *p, settings.timeout)
+            .map_err(|e| EngineError::from_kafka(&e))?;
+        let start = match committed.find_partition(&settings.topic, *p).map(|e| e.offset()) {
+            Some(Offset::Offset(n)) if n >= 0 => Start { offset: Offset::Offset(n), first: n.max(low), end: high },
+            _ => match reset {
+                "latest" | "largest" | "end" => Start { offset: Offset::End, first: high, end: high },
+                "earliest" | "smallest" | "beginning" => Start { offset: Offset::Beginning, first: low, end: high },
+                // auto.offset.reset=error: librdkafka reports the missing offset on the first poll.
+                _ => Start { offset: Offset::Stored, first: low, end: high },
+            },
+        };
+        starts.push((*p, start));
+    }
+    Ok(starts)
+}
+
 fn topic_partitions(
     consumer: &BaseConsumer<ConsumerCtx>,
     settings: &ConsumerSettings,
 ) -> Result<Vec<i32>, EngineError> {
     let servers = servers(&settings.client);
     let advice = "; check bootstrap.servers and that the broker is running";
-    metadata::topic_partitions(consumer.client(), &settings.topic, servers, settings.timeout, settings.timeout, advice)?
+    metadata::consumer_topic_partitions(consumer, &settings.topic, servers, settings.timeout, settings.timeout, advice)?
         .ok_or_else(|| {
             EngineError::new(
                 "UNKNOWN_TOPIC_OR_PART",

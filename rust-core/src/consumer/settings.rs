@@ -89,6 +89,7 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
     let settings::Split { sampler, explicit } = settings::split(pairs, CONSUMER_KEYS)?;
     settings::require_bootstrap(&explicit)?;
     let topic = required(&sampler, "topic", "set the topic to consume")?;
+    crate::client::limits::check_topic(&topic)?;
     let mut warnings = Vec::new();
     let mut client = translate_all(explicit, &mut warnings)?;
     // Java's max.poll.records is our max.records (the explicit key wins).
@@ -218,7 +219,7 @@ fn translate_java_name(
     }
 }
 
-/// `0,1,2` or ranges such as `0-3,8`: distinct partition numbers in the order given.
+/// `0,1,2` or ranges such as `0-3,8`: partition numbers in the order given, each at most once.
 pub fn parse_partitions(text: &str) -> Result<Vec<i32>, EngineError> {
     let invalid = || {
         EngineError::config(format!(
@@ -237,9 +238,14 @@ pub fn parse_partitions(text: &str) -> Result<Vec<i32>, EngineError> {
             return Err(invalid());
         }
         for p in from..=to {
-            if !partitions.contains(&p) {
-                partitions.push(p);
+            if partitions.contains(&p) {
+                // A partition listed twice would be read by one thread only: the list is probably a typo.
+                return Err(EngineError::config(format!(
+                    "assignment: partition {p} is listed more than once in '{}'; list each partition once",
+                    crate::client::limits::clip(text)
+                )));
             }
+            partitions.push(p);
         }
     }
     if partitions.is_empty() {
@@ -308,7 +314,10 @@ mod tests {
 
     #[test]
     fn assignment_lists_and_ranges() {
-        assert_eq!(parse_partitions("0-2, 5,1").unwrap(), vec![0, 1, 2, 5]);
+        assert_eq!(parse_partitions("0-2, 5,3").unwrap(), vec![0, 1, 2, 5, 3]);
+        let dup = parse_partitions("0,0,0").unwrap_err().message;
+        assert!(dup.starts_with("assignment: partition 0 is listed more than once"), "{dup}");
+        assert!(parse_partitions("0-2,1").is_err());
         let s = parse_consumer(&pairs(&[("assignment", "subscribe")])).unwrap();
         assert_eq!(s.assignment, Assignment::Subscribe);
         assert!(err(&[("assignment", "some")]).starts_with("assignment: 'some' is not valid"));

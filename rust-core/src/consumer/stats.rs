@@ -41,6 +41,8 @@ pub struct ConsumerTotals {
     pub check_failures: u64,
     pub errors: BTreeMap<String, u64>,
     pub per_partition: BTreeMap<i32, u64>,
+    /// Statically assigned partitions: (first offset to read, end offset) when the consumer started.
+    pub at_start: BTreeMap<i32, (i64, i64)>,
     pub rebalances: u64,
     /// Time this handle spent joining the group and rebalancing (0 with static assignment).
     pub rebalance_time: Duration,
@@ -66,6 +68,7 @@ impl Default for ConsumerTotals {
             check_failures: 0,
             errors: BTreeMap::new(),
             per_partition: BTreeMap::new(),
+            at_start: BTreeMap::new(),
             rebalances: 0,
             rebalance_time: Duration::ZERO,
             first_poll: None,
@@ -98,6 +101,45 @@ impl ConsumerTotals {
         self.last_record = Some((at, SystemTime::now()));
     }
 
+    /// A statically assigned partition: where reading starts and where the partition ended at that moment.
+    pub fn record_start(&mut self, partition: i32, first: i64, end: i64) {
+        self.at_start.insert(partition, (first, end));
+    }
+
+    /// Partitions that had records available at the start and of which nothing was read: assigned, never fetched
+    /// (or a consumer stopped before it got to them).
+    pub fn unread_partitions(&self) -> Vec<i32> {
+        self.at_start
+            .iter()
+            .filter(|(p, (first, end))| end > first && self.per_partition.get(p).copied().unwrap_or(0) == 0)
+            .map(|(p, _)| *p)
+            .collect()
+    }
+
+    /// `partitions read/available at start: 0: 167/167, 1: 0/166 (none read), ...`, or None without static assignment.
+    pub fn partitions_line(&self) -> Option<String> {
+        if self.at_start.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = self
+            .at_start
+            .iter()
+            .map(|(p, (first, end))| {
+                let read = self.per_partition.get(p).copied().unwrap_or(0);
+                let available = (end - first).max(0);
+                let flag = if read == 0 && available > 0 { " (none read)" } else { "" };
+                format!("{p}: {read}/{available}{flag}")
+            })
+            .collect();
+        let unread = self.unread_partitions();
+        let verdict = if unread.is_empty() {
+            String::new()
+        } else {
+            format!("; {} partition(s) with records at the start were never read: {unread:?}", unread.len())
+        };
+        Some(format!("partitions read/available at start: {}{verdict}", items.join(", ")))
+    }
+
     pub fn record_error(&mut self, code: &str) {
         match self.errors.get_mut(code) {
             Some(n) => *n += 1,
@@ -125,6 +167,7 @@ impl ConsumerTotals {
         for (k, v) in &other.per_partition {
             *self.per_partition.entry(*k).or_default() += v;
         }
+        self.at_start.extend(other.at_start.iter().map(|(p, s)| (*p, *s)));
         self.rebalances += other.rebalances;
         // Threads join and rebalance at the same time: the run's rebalance time is the longest of theirs.
         self.rebalance_time = self.rebalance_time.max(other.rebalance_time);
@@ -217,6 +260,15 @@ impl ConsumerTotals {
             rebalances: self.rebalances,
             errors: &self.errors,
             per_partition: &self.per_partition,
+            partitions_at_start: self
+                .at_start
+                .iter()
+                .map(|(p, (first, end))| {
+                    let read = self.per_partition.get(p).copied().unwrap_or(0);
+                    (*p, AtStart { first: *first, end: *end, read })
+                })
+                .collect(),
+            unread_partitions: self.unread_partitions(),
             perf: Perf {
                 start_time: self.first_poll.map(|(_, t)| format_time(t)),
                 end_time: self.last_record.map(|(_, t)| format_time(t)),
@@ -257,8 +309,20 @@ pub struct Summary<'a> {
     rebalances: u64,
     errors: &'a BTreeMap<String, u64>,
     per_partition: &'a BTreeMap<i32, u64>,
+    /// Statically assigned partitions: first offset and end offset at the start, records read.
+    partitions_at_start: BTreeMap<i32, AtStart>,
+    /// Partitions with records at the start of which nothing was read.
+    unread_partitions: Vec<i32>,
     perf: Perf,
     e2e_latency_us: E2e,
+}
+
+/// One statically assigned partition in the summary.
+#[derive(Serialize)]
+struct AtStart {
+    first: i64,
+    end: i64,
+    read: u64,
 }
 
 /// kafka-consumer-perf-test's columns, under its own names.
@@ -363,6 +427,25 @@ mod tests {
         let line = t.e2e_line();
         assert!(line.starts_with("end-to-end latency: 4 records, avg 3.00 ms, p50 2.50 ms, p99 4.50 ms"), "{line}");
         assert_eq!(serde_json::to_value(t.summary()).unwrap()["e2e_latency_us"]["from_header"], 4);
+    }
+
+    #[test]
+    fn a_partition_assigned_but_never_read_is_named() {
+        let now = Instant::now();
+        let mut t = ConsumerTotals::default();
+        t.record_start(0, 0, 2);
+        t.record_start(1, 5, 9);
+        t.record_start(2, 3, 3);
+        t.record(0, 10, None, now);
+        t.record(0, 10, None, now);
+        assert_eq!(t.unread_partitions(), vec![1]);
+        let line = t.partitions_line().unwrap();
+        assert_eq!(
+            line,
+            "partitions read/available at start: 0: 2/2, 1: 0/4 (none read), 2: 0/0; 1 partition(s) with records at \
+             the start were never read: [1]"
+        );
+        assert!(ConsumerTotals::default().partitions_line().is_none());
     }
 
     #[test]

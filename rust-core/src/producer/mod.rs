@@ -201,7 +201,7 @@ impl ProducerHandle {
                 Err((e, _)) => {
                     let mut s = self.slot.lock();
                     s.in_flight -= 1;
-                    let mut err = EngineError::from_kafka(&e);
+                    let mut err = slot::explain_size(EngineError::from_kafka(&e), bytes, false);
                     if err.code == "QUEUE_FULL" {
                         err.message = format!(
                             "librdkafka's local queue stayed full for {} ms (max.block.ms / timeout.ms); the broker is not keeping up",
@@ -272,6 +272,9 @@ impl ProducerHandle {
         let Some(producer) = self.producer.take() else {
             return "already closed".to_string();
         };
+        // Messages still in flight get librdkafka's verdict within the sample timeout (message.timeout.ms), so a
+        // normal close waits that long whatever the caller thought the timeout was; 0 (a stopped test) stays 0.
+        let timeout = if timeout.is_zero() { timeout } else { timeout.max(self.settings.timeout + VERDICT_GRACE) };
         // Waiting for this handle's own verdicts (rather than flushing) leaves other handles of a shared producer alone.
         let deadline = Instant::now() + timeout;
         let mut s = self.slot.lock();

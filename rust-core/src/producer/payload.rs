@@ -200,9 +200,12 @@ impl PayloadGen {
                 &self.value_buf
             }
             ValueSource::Lines(lines) => &lines[(seq % lines.len() as u64) as usize],
-            ValueSource::Jmeter => jmeter_value.ok_or_else(|| {
+            // An empty value is what a missing `value` parameter (or an unset variable) gives: a mistake, not a
+            // message to send.
+            ValueSource::Jmeter => jmeter_value.filter(|v| !v.is_empty()).ok_or_else(|| {
                 EngineError::config(
-                    "value: value.mode=jmeter but the sample has no value; set the value parameter, e.g. ${payload}",
+                    "value: value.mode=jmeter but the sample's value is empty; set the value parameter, e.g. ${payload} \
+                     from a CSV Data Set",
                 )
             })?,
         };
@@ -300,5 +303,6 @@ mod tests {
         let r = g.next(Some(b"hello")).unwrap();
         assert_eq!((r.key, r.value), (Some(&b"0"[..]), &b"hello"[..]));
         assert!(g.next(None).is_err());
+        assert!(g.next(Some(b"")).err().is_some_and(|e| e.message.contains("value is empty")));
     }
 }

@@ -29,6 +29,17 @@ impl Policy {
         }
     }
 
+    /// The sampler's `timeout.ms` when none is set. capacity fails fast (3 s: a slow ack is a failure, and the
+    /// JTL shows it); reliability must ride out a leader failover (about 9 s on a 3-node cluster, up to 37 s when
+    /// two brokers go) without turning messages that do get written into failed samples: 30 s, like the Java
+    /// client's request.timeout.ms.
+    pub fn default_timeout_ms(self) -> u64 {
+        match self {
+            Policy::Capacity => 3_000,
+            Policy::Reliability => 30_000,
+        }
+    }
+
     /// How a preset value is named when it takes part in a contradiction.
     pub fn origin(self) -> &'static str {
         match self {

@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::payload::{KeySpec, ValueSpec};
 use super::policy::{self, Policy};
 use crate::client::config as librdkafka_conf;
+use crate::client::limits;
 use crate::client::settings::{self, flag, number, required, JAVA_SECURITY_KEYS};
 use crate::error::EngineError;
 
@@ -126,13 +127,14 @@ impl ProducerSettings {
 pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError> {
     let settings::Split { sampler, explicit } = settings::split(pairs, SAMPLER_KEYS)?;
     let topic = required(&sampler, "topic", "set the topic to send to")?;
+    limits::check_topic(&topic)?;
     settings::require_bootstrap(&explicit)?;
-    let timeout_ms: u64 = number(&sampler, "timeout.ms", 3000, 1, 3_600_000)?;
-    let messages_per_sample: u32 = number(&sampler, "messages.per.sample", 1, 1, 1_000_000)?;
     let policy = match sampler.get("policy") {
         Some(p) => Policy::parse(p)?,
         None => Policy::Capacity,
     };
+    let timeout_ms: u64 = number(&sampler, "timeout.ms", policy.default_timeout_ms(), 1, 3_600_000)?;
+    let messages_per_sample: u32 = number(&sampler, "messages.per.sample", 1, 1, 1_000_000)?;
     let scope = match sampler.get("producer.scope").copied() {
         Some("thread") => Scope::Thread,
         // One producer for the whole test by default: it scales to thousands of JMeter threads (a bounded number of
@@ -149,7 +151,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None => None,
     };
     let headers = match sampler.get("headers") {
-        Some(h) => settings::parse_property_list(h, "headers")?,
+        Some(h) => check_header_keys(settings::parse_property_list(h, "headers")?)?,
         None => Vec::new(),
     };
 
@@ -171,6 +173,16 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
             }
             Translation::MaxBlock(ms) => max_block = max_block.min(Duration::from_millis(ms)),
             Translation::Dropped(why) => warnings.push(why),
+        }
+    }
+    if let Some(acks) = client.get("acks") {
+        // librdkafka takes any number up to 1000 (that many in-sync replicas must confirm); a broker answers
+        // INVALID_REQUIRED_ACKS to anything but -1, 0 and 1, so every sample would fail.
+        if !matches!(acks.as_str(), "all" | "-1" | "0" | "1") {
+            return Err(EngineError::config(format!(
+                "acks: {} is not valid; use 0 (no acknowledgement), 1 (the leader) or all (-1, every in-sync replica)",
+                settings::shown("acks", acks)
+            )));
         }
     }
     engine_defaults(&mut client, timeout_ms)?;
@@ -236,6 +248,17 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
 }
 
 /// Defaults chosen so that every message gets a definite outcome within the sample's wait.
+/// Header keys reach librdkafka as C strings: a NUL would cut the key short (rdkafka would panic on it).
+fn check_header_keys(headers: Vec<(String, String)>) -> Result<Vec<(String, String)>, EngineError> {
+    if let Some((k, _)) = headers.iter().find(|(k, _)| k.contains('\0')) {
+        return Err(EngineError::config(format!(
+            "headers: the key '{}' contains a NUL character, which a Kafka header key cannot carry",
+            limits::clip(&k.replace('\0', "\\0"))
+        )));
+    }
+    Ok(headers)
+}
+
 fn engine_defaults(client: &mut BTreeMap<String, String>, timeout_ms: u64) -> Result<(), EngineError> {
     // librdkafka accepts both names for the same setting; keep one.
     if let Some(v) = client.remove("delivery.timeout.ms") {
@@ -416,6 +439,34 @@ mod tests {
         .unwrap();
         assert_eq!(s.client["sasl.username"], "u");
         assert_eq!(s.client["sasl.password"], "p");
+    }
+
+    #[test]
+    fn acks_outside_kafkas_values_are_refused() {
+        let m = err(&[("acks", "7")]);
+        assert!(m.starts_with("acks: '7' is not valid; use 0"), "{m}");
+        assert!(parse(&pairs(&[("acks", "-1")])).is_ok());
+    }
+
+    #[test]
+    fn a_property_set_twice_differently_is_refused() {
+        let m = err(&[("extra.properties", "bootstrap.servers=other:9092")]);
+        assert!(m.starts_with("bootstrap.servers: set twice"), "{m}");
+        assert!(parse(&pairs(&[("extra.properties", "bootstrap.servers=b:9092")])).is_ok());
+    }
+
+    #[test]
+    fn reliability_rides_out_a_failover_by_default() {
+        let s = parse(&pairs(&[("policy", "reliability")])).unwrap();
+        assert_eq!(s.timeout, Duration::from_secs(30));
+        assert_eq!(s.client["message.timeout.ms"], "30000");
+        assert_eq!(parse(&pairs(&[])).unwrap().timeout, Duration::from_secs(3));
+    }
+
+    #[test]
+    fn topics_and_header_keys_are_checked() {
+        assert!(err(&[("topic", "a b")]).starts_with("topic: 'a b' contains"));
+        assert!(err(&[("headers", "k\0x=v")]).contains("NUL"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::bindings as rdsys;
 use rdkafka::client::Client;
@@ -162,6 +162,12 @@ impl Drop for KafkaProducer {
 /// Producers shared by all threads of a test (`producer.scope=test`), by run and configuration.
 static SHARED: LazyLock<Mutex<HashMap<String, Weak<KafkaProducer>>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
+/// A shared producer's failed creation, by the same key: the threads that were waiting for it (all of a test's
+/// threads start at once) get the same error at once instead of each trying again for timeout.ms and logging
+/// it again. Kept for [`FAILURE_REUSE`], so that a later test (in the same JVM, the GUI) tries afresh.
+static FAILED: LazyLock<Mutex<HashMap<String, (Instant, EngineError)>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+const FAILURE_REUSE: Duration = Duration::from_secs(10);
+
 /// The producer of a handle: its own, or the one shared by all handles of the run with the same configuration.
 pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Result<Arc<KafkaProducer>, EngineError> {
     // The run's id, not its address: a later test in the same JVM may get the same address.
@@ -177,11 +183,25 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
     if let Some(p) = shared.get(&key).and_then(Weak::upgrade) {
         return Ok(p);
     }
-    let inner = Inner::Threaded(config::create(&settings.client, ProducerCtx::default(), "producer")?);
-    let p = Arc::new(KafkaProducer { inner, run: Arc::clone(run) });
-    prepare_once(&key, &p, settings)?;
+    let mut failed = FAILED.lock().unwrap_or_else(|p| p.into_inner());
+    failed.retain(|_, (at, _)| at.elapsed() < FAILURE_REUSE);
+    if let Some((_, e)) = failed.get(&key) {
+        return Err(e.clone());
+    }
+    drop(failed);
+    let p = create_shared(&key, settings, run).inspect_err(|e| {
+        FAILED.lock().unwrap_or_else(|p| p.into_inner()).insert(key.clone(), (Instant::now(), e.clone()));
+    })?;
     shared.retain(|_, w| w.strong_count() > 0);
     shared.insert(key, Arc::downgrade(&p));
+    Ok(p)
+}
+
+/// A new shared producer, prepared (topic creation, pre-flight) before any thread uses it.
+fn create_shared(key: &str, settings: &ProducerSettings, run: &Arc<Run>) -> Result<Arc<KafkaProducer>, EngineError> {
+    let inner = Inner::Threaded(config::create(&settings.client, ProducerCtx::default(), "producer")?);
+    let p = Arc::new(KafkaProducer { inner, run: Arc::clone(run) });
+    prepare_once(key, &p, settings)?;
     Ok(p)
 }
 
@@ -208,6 +228,10 @@ fn prepare_once(key: &str, producer: &KafkaProducer, settings: &ProducerSettings
 
 fn prepare(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<(), EngineError> {
     if let Some((partitions, replication)) = settings.topic_create {
+        // Probe first: the admin request alone would wait out its own 30 s and say only OperationTimedOut, while
+        // the producer's metadata request fails within timeout.ms with librdkafka's cause (refused, resolve, SASL).
+        let advice = "; check bootstrap.servers, the security settings and that the broker is running";
+        metadata::all_topics(producer.client(), servers(&settings.client), settings.timeout, advice)?;
         let connection = connection_properties(&settings.client);
         if admin::create_topic(&connection, &settings.topic, partitions, replication, settings.timeout)? {
             log::info!(
@@ -248,6 +272,16 @@ fn missing_topic(settings: &ProducerSettings, servers: &str) -> EngineError {
 
 /// Fewer partitions than producing threads caps the broker's parallelism: warn or fail, as asked.
 fn check_partitions(settings: &ProducerSettings, servers: &str, partitions: u32) -> Result<(), EngineError> {
+    if let Some(p) = settings.partition {
+        // librdkafka would accept the send and fail every message with UNKNOWN_PARTITION, logging nothing.
+        if p as u32 >= partitions {
+            return Err(EngineError::config(format!(
+                "partition: {p} does not exist; topic '{}' has {partitions} partition(s) (0-{}) on {servers}",
+                settings.topic,
+                partitions.saturating_sub(1)
+            )));
+        }
+    }
     if settings.thread_count > partitions && settings.partition.is_none() {
         let text = format!(
             "topic '{}' has {partitions} partition(s) for {} producing threads: threads will contend for the same partitions \

@@ -35,11 +35,31 @@ impl ProducerContext for ProducerCtx {
         guarded("delivery", || {
             let verdict = match result {
                 Ok(m) => Ok((m.partition(), m.offset())),
-                Err((e, _)) => Err(EngineError::from_kafka(e)),
+                Err((e, _)) => Err(explain_size(EngineError::from_kafka(e), ticket.bytes, true)),
             };
             ticket.slot.complete(verdict, &ticket);
         });
     }
+}
+
+/// MSG_SIZE_TOO_LARGE says neither the size nor the limit: name both, and the property to change.
+pub(super) fn explain_size(mut e: EngineError, bytes: usize, from_broker: bool) -> EngineError {
+    if e.code == "MSG_SIZE_TOO_LARGE" {
+        e.message = if from_broker {
+            format!(
+                "the broker refused a message of {bytes} bytes (key + value + headers) as too large: the topic's \
+                 max.message.bytes (the broker's message.max.bytes, default 1048588) is smaller; lower record.size, \
+                 the key or the headers, or raise max.message.bytes on the topic"
+            )
+        } else {
+            format!(
+                "a message of {bytes} bytes (key + value + headers) is larger than the producer's message.max.bytes \
+                 (librdkafka's default 1000000; Java's max.request.size): lower record.size, the key or the headers, \
+                 or raise message.max.bytes (and the topic's max.message.bytes)"
+            )
+        };
+    }
+    e
 }
 
 /// Travels with each message through librdkafka and comes back in the delivery callback.

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Fault suite on the real 3-node cluster (scripts/kafka start --nodes 3: RF 3, min.insync.replicas 2): the partition
+# leader is killed with kill -9 in the middle of a run and restarted, and the numbers must still hold.
+#   reliability: policy=reliability with its defaults (acks=all): JMeter exits by itself, JTL OK = acknowledged =
+#                found by the audit = in the topic, 0 missing, 0 written although reported failed
+#   control:     acks=1, batches, leader killed: the audit's figures add up with what the topic really holds,
+#                so it can show loss (its "missing" is printed: the negative control)
+#   read-back:   the audit on demand (scripts/audit) with one broker down finds every message, several times
+#   fresh:       on a cluster where no group has committed yet (no __consumer_offsets), a new group with 3 consumer
+#                threads reads all 1,000 records of 6 partitions (the committed-offset fetch meets NOT_COORDINATOR)
+# Starts the 3 nodes if they are not running, from empty data so the fresh-cluster case is real (and stops them at
+# the end if it started them). Needs a built jar.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root" || exit 1
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
+source "$root/tests/lib/checks.sh"
+
+suite_start=$SECONDS
+out="$root/target/faults"
+rm -rf "$out"
+mkdir -p "$out"
+bootstrap="127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"
+started=0
+if ! scripts/kafka status --nodes 3 >/dev/null 2>&1; then started=1; fi
+stop_cluster() { if [[ $started == 1 ]]; then scripts/kafka stop --nodes 3 >/dev/null 2>&1 || true; fi; }
+trap stop_cluster EXIT
+# A cluster this suite starts starts empty: the first consumer group then meets a coordinator that does not exist yet.
+if [[ $started == 1 ]]; then rm -rf "$root/target/kafka/cluster"; fi
+if ! scripts/kafka start --nodes 3 >"$out/start.log" 2>&1; then
+  cat "$out/start.log"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+topics() { scripts/kafka topics --bootstrap-server 127.0.0.1:19092 "$@"; }
+
+# The node id leading partition 0 of topic $1.
+leader_of() {
+  topics --describe --topic "$1" 2>/dev/null | sed -nE 's/.*Partition: 0[[:space:]].*Leader: ([0-9]+).*/\1/p' | head -n 1
+}
+
+# Messages in topic $1: the sum of its partitions' end offsets (the topic is new, so it holds only this run).
+topic_messages() {
+  scripts/kafka run org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$bootstrap" --topic "$1" 2>/dev/null |
+    awk -F: '{ n += $3 } END { print n + 0 }'
+}
+
+new_topic() {
+  topics --create --topic "$1" --partitions 3 --replication-factor 3 >/dev/null 2>&1
+}
+
+# kill_later NODE DELAY_S DOWN_S NAME: in the background, kill -9 node NODE after DELAY_S, restart it DOWN_S later.
+kill_later() {
+  local node="$1" delay="$2" down="$3" name="$4"
+  (
+    sleep "$delay"
+    kill -9 "$(cat "$root/target/kafka/cluster/node$node/kafka.pid")" 2>/dev/null
+    echo "node $node killed at $(date +%T.%N)" >"$out/$name-kill.txt"
+    sleep "$down"
+    scripts/kafka start --nodes 3 >>"$out/$name-kill.txt" 2>&1
+  ) &
+  killer=$!
+}
+
+# run_plan NAME ARGS...: the baseline plan against the cluster, timed; exit code and seconds in NAME.rc / NAME.secs.
+run_plan() {
+  local name="$1"
+  shift
+  local start=$SECONDS
+  scripts/jmeter -n -t jmeter-plans/producer-baseline.jmx -l "$out/$name.jtl" -j "$out/$name.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
+    -Jkafka.bootstrap="$bootstrap" -Jkafka.summary.file="$out/$name-summary.json" -Jtopic.create=false "$@" \
+    >"$out/$name.out" 2>&1
+  echo $? >"$out/$name.rc"
+  echo $((SECONDS - start)) >"$out/$name.secs"
+}
+
+# figures NAME TOPIC: JTL, summary, audit and topic side by side (one JSON line in NAME-figures.json, printed).
+figures() {
+  python3 - "$out/$1.jtl" "$out/$1-summary.json" "$(topic_messages "$2")" "$(cat "$out/$1.rc")" \
+    "$(cat "$out/$1.secs")" >"$out/$1-figures.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+ok = sum(int(r.get("SampleCount") or 1) for r in rows if r["success"] == "true")
+failed_rows = [r for r in rows if r["success"] != "true"]
+s = json.load(open(sys.argv[2]))
+a = s.get("audit") or {}
+codes = {}
+for r in failed_rows:
+    codes[r["responseCode"]] = codes.get(r["responseCode"], 0) + 1
+print(json.dumps({"jtl_ok_messages": ok, "failed_samples": len(failed_rows), "failed_codes": codes,
+                  "acked": s.get("acked"), "audit": a, "topic": int(sys.argv[3]), "exit": int(sys.argv[4]),
+                  "seconds": int(sys.argv[5])}))
+PY
+  cat "$out/$1-figures.json"
+}
+
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$@"; }
+
+# 0. The first consumer group of a fresh cluster: 1,000 records on 6 partitions, a new group, 3 threads, static
+#    assignment: every record is read, and the summary shows no partition left unread.
+fresh_group() {
+  local topic="faults-fresh-$RANDOM$RANDOM"
+  topics --create --topic "$topic" --partitions 6 --replication-factor 3 >/dev/null 2>&1 || return 1
+  scripts/kafka perf-producer --bootstrap-server "$bootstrap" --topic "$topic" --num-records 1000 --record-size 100 \
+    --throughput -1 --producer-props acks=all >"$out/fresh-produce.out" 2>&1 || { tail -n 3 "$out/fresh-produce.out"; return 1; }
+  scripts/jmeter -n -t jmeter-plans/consumer-throughput.jmx -l "$out/fresh.jtl" -j "$out/fresh.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jkafka.bootstrap="$bootstrap" -Jkafka.topic="$topic" -Jthreads=3 \
+    -Jpoll.timeout.ms=3000 -Jduration=60 -Jkafka.consumer.summary.file="$out/fresh-consumer.json" >"$out/fresh.out" 2>&1
+  grep -h "partitions read/available\|committed offsets read after" "$out/fresh.out" "$out/fresh.log" | head -n 2
+  [[ "$(field "$out/fresh-consumer.json" 'records')" == 1000 ]] ||
+    { echo "read $(field "$out/fresh-consumer.json" 'records') of 1000"; return 1; }
+  [[ "$(field "$out/fresh-consumer.json" 'unread_partitions')" == "[]" ]] || { echo "partitions left unread"; return 1; }
+}
+
+# 1. policy=reliability with its defaults: 4 threads x 50 samples/s for about 24 s, the leader of partition 0
+#    killed 8 s after the start and restarted 8 s later.
+reliability() {
+  local topic="faults-rel-$RANDOM$RANDOM"
+  new_topic "$topic" || return 1
+  local leader
+  leader="$(leader_of "$topic")"
+  [[ -n "$leader" ]] || { echo "no leader found for $topic"; return 1; }
+  kill_later "$leader" 8 8 reliability
+  run_plan reliability -Jkafka.topic="$topic" -Jthreads=4 -Jloops=1200 -Jtarget.rate=50 -Jrecord.size=200 \
+    -Jpolicy=reliability -Jacks=all -Jaudit=true -Jtimeout.ms= -Jlinger.ms=
+  wait "$killer"
+  head -n 1 "$out/reliability-kill.txt"
+  figures reliability "$topic" >/dev/null
+  cat "$out/reliability-figures.json"
+  local f="$out/reliability-figures.json"
+  [[ "$(field "$f" 'exit')" == 0 ]] || { echo "JMeter exit $(field "$f" 'exit')"; return 1; }
+  [[ "$(field "$f" 'audit.get("missing")')" == 0 ]] || { echo "audit: messages missing"; return 1; }
+  [[ "$(field "$f" 'audit.get("found_unacked")')" == 0 ]] || { echo "written although reported failed"; return 1; }
+  [[ "$(field "$f" 'failed_samples')" == 0 ]] || { echo "failed samples under failover"; return 1; }
+  [[ "$(field "$f" 'jtl_ok_messages == acked == audit.get("found") == topic')" == True ]] ||
+    { echo "JTL OK, acked, audit found and topic disagree"; return 1; }
+}
+
+# 2. Negative control: acks=1, batches of 100, leader killed. Loss is possible, so the check is that the audit's
+#    figures are the truth: found + missing = acked, and what it found is what the topic holds.
+control() {
+  local topic="faults-ctl-$RANDOM$RANDOM"
+  new_topic "$topic" || return 1
+  local leader
+  leader="$(leader_of "$topic")"
+  [[ -n "$leader" ]] || { echo "no leader found for $topic"; return 1; }
+  kill_later "$leader" 7 8 control
+  run_plan control -Jkafka.topic="$topic" -Jthreads=2 -Jloops=300 -Jtarget.rate=20 -Jmessages.per.sample=100 \
+    -Jlinger.ms=5 -Jrecord.size=200 -Jpolicy=capacity -Jacks=1 -Jaudit=true -Jtimeout.ms=3000
+  wait "$killer"
+  figures control "$topic" >/dev/null
+  cat "$out/control-figures.json"
+  local f="$out/control-figures.json"
+  echo "negative control: the audit reports $(field "$f" 'audit.get("missing")') acknowledged message(s) missing"
+  [[ "$(field "$f" 'exit')" == 0 ]] || { echo "JMeter exit $(field "$f" 'exit')"; return 1; }
+  [[ "$(field "$f" 'audit.get("complete")')" == True ]] || { echo "the audit did not complete"; return 1; }
+  [[ "$(field "$f" 'audit["found"] + audit["missing"] == acked')" == True ]] || { echo "found + missing != acked"; return 1; }
+  [[ "$(field "$f" 'audit["found"] + audit["found_unacked"] + audit["duplicates"] == topic')" == True ]] ||
+    { echo "the audit's count differs from the topic's"; return 1; }
+}
+
+# 3. The audit on demand while one broker is down: 2,000 audited messages, then a broker killed, then
+#    scripts/audit three times; every try must find all 2,000 and nothing missing.
+read_back() {
+  local topic="faults-audit-$RANDOM$RANDOM"
+  new_topic "$topic" || return 1
+  run_plan readback -Jkafka.topic="$topic" -Jthreads=2 -Jloops=1000 -Jrecord.size=200 -Jpolicy=reliability \
+    -Jacks=all -Jaudit=true -Jtimeout.ms=
+  local run_id victim ok=0 tries=3 i
+  run_id="$(field "$out/readback-summary.json" 'run_id')" || return 1
+  victim="$(leader_of "$topic")"
+  kill -9 "$(cat "$root/target/kafka/cluster/node$victim/kafka.pid")"
+  for i in $(seq 1 $tries); do
+    if scripts/audit --bootstrap "$bootstrap" --topic "$topic" --run-id "$run_id" >"$out/readback-audit-$i.out" 2>&1 &&
+      grep -q "2000 found, 0 missing" "$out/readback-audit-$i.out"; then
+      ok=$((ok + 1))
+    fi
+    tail -n 1 "$out/readback-audit-$i.out"
+  done
+  scripts/kafka start --nodes 3 >/dev/null 2>&1
+  echo "audit with node $victim down: $ok of $tries tries found all 2000 messages"
+  ((ok == tries))
+}
+
+check "fresh cluster: a new group with 3 threads reads all 1,000 records (no partition left unread)" fresh_group
+check "reliability defaults, leader killed and restarted: JTL OK = acked = audit found = topic, 0 missing" reliability
+check "negative control (acks=1, batches, leader killed): the audit's figures match the topic" control
+check "audit read-back with one broker down: every try finds all messages" read_back
+echo "faults time: $((SECONDS - suite_start)) s"
+summary
