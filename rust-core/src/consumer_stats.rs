@@ -304,6 +304,7 @@ pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::
         json["perf_header"] = Value::String(PERF_HEADER.to_string());
         json["perf_row"] = Value::String(totals.perf_row());
         json["e2e_line"] = Value::String(totals.e2e_line());
+        crate::judgement::remember_summary(crate::judgement::Section::Consumer, &json, Some(path));
         let text = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
         std::fs::write(path, text).map_err(|e| {
             crate::error::EngineError::new(

@@ -110,6 +110,7 @@ impl LagMonitor {
         if outcome.error.is_none() {
             self.verdict(&mut outcome);
         }
+        crate::judgement::remember_lag(&outcome);
         outcome
     }
 

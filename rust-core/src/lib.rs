@@ -11,12 +11,15 @@
 
 pub mod admin;
 pub mod audit;
+pub mod baseline;
 pub mod config;
 pub mod consumer;
 pub mod consumer_config;
 pub mod consumer_stats;
 pub mod error;
 pub mod jni;
+pub mod judgement;
+pub mod junit;
 pub mod lag;
 pub mod librdkafka_conf;
 pub mod logsink;
@@ -24,3 +27,4 @@ pub mod payload;
 pub mod policy;
 pub mod producer;
 pub mod stats;
+pub mod verdict;

@@ -241,6 +241,7 @@ pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::
             }
         }
     }
+    crate::judgement::remember_summary(crate::judgement::Section::Producer, &json, path);
     if let Some(path) = path {
         let pretty = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
         std::fs::write(path, pretty).map_err(|e| {

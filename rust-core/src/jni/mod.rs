@@ -10,6 +10,7 @@
 pub mod consumer;
 pub mod lag;
 pub mod producer;
+pub mod verdict;
 
 use std::any::Any;
 

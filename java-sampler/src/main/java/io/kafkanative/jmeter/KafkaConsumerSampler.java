@@ -63,6 +63,7 @@ public class KafkaConsumerSampler extends AbstractJavaSamplerClient implements I
         try {
             checkRegex = ConsumerParameters.checkRegex(context);
             NativeLibrary.load();
+            Verdict.atTestStart(); // kafka.verdict checked before any load; the generator watched
             loaded = true;
             long opened = NativeConsumer.open(ProducerParameters.engineConfig(context));
             synchronized (pollLock) {
@@ -152,6 +153,7 @@ public class KafkaConsumerSampler extends AbstractJavaSamplerClient implements I
     /** Runs on a JMeter thread other than the sampling one; lets the current poll finish, then closes the consumer. */
     @Override
     public void teardownTest(JavaSamplerContext context) {
+        Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
         long closing;
         synchronized (pollLock) {
             synchronized (interruptLock) {

@@ -43,6 +43,7 @@ public class KafkaLagSampler extends AbstractJavaSamplerClient {
         variable = ConsumerParameters.lagVariable(context);
         try {
             NativeLibrary.load();
+            Verdict.atTestStart(); // kafka.verdict checked before any load; the generator watched
             long opened = NativeLag.open(ProducerParameters.engineConfig(context));
             synchronized (lock) {
                 handle = opened;
@@ -89,6 +90,7 @@ public class KafkaLagSampler extends AbstractJavaSamplerClient {
 
     @Override
     public void teardownTest(JavaSamplerContext context) {
+        Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
         long closing;
         synchronized (lock) {
             closing = handle;

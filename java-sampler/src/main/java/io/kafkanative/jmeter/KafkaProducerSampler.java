@@ -62,6 +62,7 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
         closeTimeoutMs = ProducerParameters.timeoutMs(context) + 1000;
         try {
             NativeLibrary.load();
+            Verdict.atTestStart(); // kafka.verdict checked before any load; the generator watched
             long opened = NativeProducer.open(ProducerParameters.engineConfig(context));
             synchronized (sendLock) {
                 synchronized (interruptLock) {
@@ -128,6 +129,7 @@ public class KafkaProducerSampler extends AbstractJavaSamplerClient implements I
     /** Runs on a JMeter thread other than the sampling one; lets the current send finish, then closes the handle. */
     @Override
     public void teardownTest(JavaSamplerContext context) {
+        Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
         long closing;
         long flushMs;
         synchronized (sendLock) {
