@@ -152,7 +152,7 @@ pub fn judge(request: &Request) -> Judgement {
                 "baseline {}: {}",
                 request.baseline.as_deref().unwrap_or(""),
                 rows.iter()
-                    .map(|r| format!("{} {:+.1}% ({:.2} → {:.2} {})", r.name, r.change_pct, r.before, r.after, r.unit))
+                    .map(|r| format!("{} {:+.1}% ({:.2} -> {:.2} {})", r.name, r.change_pct, r.before, r.after, r.unit))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -250,7 +250,7 @@ mod tests {
         });
         assert_eq!((j.criteria, j.failed, j.exit_code()), (4, 2, 3));
         let text = j.text.unwrap();
-        assert!(text.contains("throughput -10.0% (1000.00 → 900.00 records/s)"), "{text}");
+        assert!(text.contains("throughput -10.0% (1000.00 -> 900.00 records/s)"), "{text}");
         assert!(text.contains("verdict: regression = 10 % (threshold < 5 %): FAIL"), "{text}");
         let written: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
         assert_eq!(written["verdict"]["passed"], false);

@@ -12,6 +12,7 @@
 pub mod admin;
 pub mod audit;
 pub mod baseline;
+pub mod breakdown;
 pub mod config;
 pub mod consumer;
 pub mod consumer_config;

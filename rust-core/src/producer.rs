@@ -149,6 +149,8 @@ pub(crate) struct Ctx {
     /// librdkafka's latest client-level error (e.g. a SASL authentication failure). A failed metadata request
     /// only says "transport failure"; this says why.
     last_error: Mutex<Option<EngineError>>,
+    /// Where the send→ack time goes, from the same statistics.
+    breakdown: crate::breakdown::Recorder,
 }
 
 impl ClientContext for Ctx {
@@ -167,6 +169,7 @@ impl ClientContext for Ctx {
     fn stats(&self, statistics: Statistics) {
         let retries = statistics.brokers.values().map(|b| b.txretries).sum();
         self.retries.store(retries, Ordering::Relaxed);
+        self.breakdown.record(&statistics);
     }
 }
 
@@ -191,12 +194,19 @@ pub(crate) struct KafkaProducer {
 impl Drop for KafkaProducer {
     fn drop(&mut self) {
         stats::add_retries(self.inner.context().retries.load(Ordering::Relaxed));
+        self.inner.context().breakdown.merge_into_run();
         let left = self.inner.in_flight_count();
         if left > 0 {
             log::warn!("{left} message(s) still in flight when the producer closed were purged (counted as UNDELIVERED_AT_CLOSE)");
             self.inner.purge(PurgeConfig::default().queue().inflight());
         }
     }
+}
+
+fn recorder(settings: &ProducerSettings) -> crate::breakdown::Recorder {
+    let knobs =
+        crate::breakdown::Knobs::new(&settings.client, settings.messages_per_sample, settings.scope == Scope::Thread);
+    crate::breakdown::Recorder::new(knobs)
 }
 
 /// Producers shared by all threads of a test (`producer.scope=test`), by configuration.
@@ -208,7 +218,11 @@ fn create_producer(settings: &ProducerSettings) -> Result<Arc<KafkaProducer>, En
         config.set(k, v);
     }
     let inner: ThreadedProducer<Ctx> = config
-        .create_with_context(Ctx { retries: AtomicU64::new(0), last_error: Mutex::new(None) })
+        .create_with_context(Ctx {
+            retries: AtomicU64::new(0),
+            last_error: Mutex::new(None),
+            breakdown: recorder(settings),
+        })
         .map_err(|e| EngineError::config(format!("the producer could not be created: {}", redact_kafka(&e))))?;
     let producer = Arc::new(KafkaProducer { inner });
     if let Some((partitions, replication)) = settings.topic_create {

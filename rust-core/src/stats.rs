@@ -226,6 +226,14 @@ pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::
     let mut json = totals.to_json();
     json["perf_line"] = Value::String(text.clone());
     json["run_id"] = Value::String(run_id.clone());
+    let (breakdown, knobs) = crate::breakdown::take_run();
+    let mean_ms = totals.latency_us.mean() / 1000.0;
+    if let Some(b) =
+        crate::breakdown::report(&breakdown, knobs.as_ref(), mean_ms, totals.duration_secs(), totals.retries)
+    {
+        text += &format!("\n{}", [b.line].into_iter().chain(b.hints).collect::<Vec<_>>().join("\n"));
+        json["breakdown"] = b.json;
+    }
     if let Some(target) = &totals.audit {
         // A second of slack: message timestamps come from the producer's clock, the run start from ours.
         let since = run_start_ms.saturating_sub(1000);

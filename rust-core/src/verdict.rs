@@ -75,7 +75,7 @@ fn producer(run: &Value) -> Result<&Value, String> {
     Ok(p)
 }
 
-/// A send→ack latency quantile of the producer, in ms; unmeasured when nothing was acknowledged.
+/// A send->ack latency quantile of the producer, in ms; unmeasured when nothing was acknowledged.
 fn latency(run: &Value, key: &str) -> Result<Measured, String> {
     let p = producer(run)?;
     if number(p, &["acked"], NO_PRODUCER)? == 0.0 {
@@ -189,21 +189,17 @@ pub static METRICS: &[Metric] = &[
         about: "messages acknowledged after their sample had timed out",
         read: |r| n(number(producer(r)?, &["acked_after_timeout"], NO_PRODUCER)?),
     },
-    Metric { name: "mean", kind: Kind::Millis, about: "mean send→ack latency", read: |r| latency(r, "mean") },
-    Metric { name: "p50", kind: Kind::Millis, about: "median send→ack latency", read: |r| latency(r, "p50") },
-    Metric {
-        name: "p95", kind: Kind::Millis, about: "95th percentile send→ack latency", read: |r| latency(r, "p95")
-    },
-    Metric {
-        name: "p99", kind: Kind::Millis, about: "99th percentile send→ack latency", read: |r| latency(r, "p99")
-    },
+    Metric { name: "mean", kind: Kind::Millis, about: "mean send->ack latency", read: |r| latency(r, "mean") },
+    Metric { name: "p50", kind: Kind::Millis, about: "median send->ack latency", read: |r| latency(r, "p50") },
+    Metric { name: "p95", kind: Kind::Millis, about: "95th percentile send->ack latency", read: |r| latency(r, "p95") },
+    Metric { name: "p99", kind: Kind::Millis, about: "99th percentile send->ack latency", read: |r| latency(r, "p99") },
     Metric {
         name: "p999",
         kind: Kind::Millis,
-        about: "99.9th percentile send→ack latency",
+        about: "99.9th percentile send->ack latency",
         read: |r| latency(r, "p999"),
     },
-    Metric { name: "max", kind: Kind::Millis, about: "highest send→ack latency", read: |r| latency(r, "max") },
+    Metric { name: "max", kind: Kind::Millis, about: "highest send->ack latency", read: |r| latency(r, "max") },
     Metric {
         name: "schedule.delay.p99",
         kind: Kind::Millis,
@@ -279,14 +275,14 @@ pub static METRICS: &[Metric] = &[
         about: "records that failed the consumer's content or sequence check",
         read: |r| n(number(consumer(r)?, &["check_failures"], NO_CONSUMER)?),
     },
-    Metric { name: "e2e.p50", kind: Kind::Millis, about: "median produce→consume latency", read: |r| e2e(r, "p50") },
+    Metric { name: "e2e.p50", kind: Kind::Millis, about: "median produce->consume latency", read: |r| e2e(r, "p50") },
     Metric {
         name: "e2e.p99",
         kind: Kind::Millis,
-        about: "99th percentile produce→consume latency",
+        about: "99th percentile produce->consume latency",
         read: |r| e2e(r, "p99"),
     },
-    Metric { name: "e2e.max", kind: Kind::Millis, about: "highest produce→consume latency", read: |r| e2e(r, "max") },
+    Metric { name: "e2e.max", kind: Kind::Millis, about: "highest produce->consume latency", read: |r| e2e(r, "max") },
     Metric {
         name: "generator.cpu",
         kind: Kind::Percent,

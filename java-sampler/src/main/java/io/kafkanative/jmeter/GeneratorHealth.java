@@ -189,6 +189,7 @@ final class GeneratorHealth {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        sample(); // the last (partial) second: a test shorter than a second still gets one reading
         double seconds = (System.nanoTime() - startNanos) / 1e9;
         double gcPauseMs = gcTime() - gcTimeAtStart;
         double gcPct = seconds > 0 ? 100 * gcPauseMs / (seconds * 1000) : 0;
