@@ -2,7 +2,7 @@
 # The verdict for CI (issue 12), through JMeter's stock launcher (bin/ApacheJMeter.jar, as scripts/jmeter runs it):
 # exit codes with passing and failing thresholds (JTL and dashboard still complete), the JUnit XML, an unmeasurable
 # criterion, an invalid one, a regression against a doctored baseline (and scripts/compare), the time breakdown's
-# fields and consistency, the load generator's warning, and `scripts/experiment --quick` outputs.
+# fields and consistency, the load generator's warning, lag and consumer criteria, and `scripts/experiment --quick`.
 # Needs a built jar (scripts/build) and a running broker on 127.0.0.1:9092 (scripts/kafka start).
 #   tests/verdict/run.sh [--no-experiment]     (--no-experiment skips the ~4 minutes of scripts/experiment --quick)
 set -uo pipefail
@@ -138,6 +138,28 @@ print("generator:", {k: hot[k] for k in ("samples", "process_cpu_pct", "machine_
 PY
 }
 
+# Producers, one throttled consumer and the lag monitor (tests/consumer's "throttled" run): the lag grows, so
+# lag=stable fails while the consumer's and producer's criteria pass; both summaries get the verdict block.
+lag_and_consumer() {
+  scripts/jmeter -n -t jmeter-plans/end-to-end.jmx -l "$out/e2e.jtl" -j "$out/e2e.log" -Jduration=12 -Jdrain=0 \
+    -Jlag.delay=3 -Jlag.interval.ms=1000 -Jproducer.samples.per.minute=3000 -Jconsumers=1 -Jconsumer.think.ms=1000 \
+    -Jmax.records=10 -Jaudit=false -Jcheck.sequence=false -Jkafka.summary.file="$out/e2e-producer.json" \
+    -Jkafka.consumer.summary.file="$out/e2e-consumer.json" \
+    '-Jkafka.verdict=lag=stable; consumer.records>=10; e2e.p99<1h; error.rate<1%' >"$out/e2e.out" 2>&1
+  local rc=$?
+  grep '^verdict' "$out/e2e.out"
+  [[ $rc == 3 ]] &&
+    grep -q '^verdict: lag = growing (threshold = stable): FAIL$' "$out/e2e.out" &&
+    grep -q '^verdict: FAIL (1 of 4 criteria failed: lag); jmeter -n exits with code 3$' "$out/e2e.out" &&
+    python3 - "$out/e2e-producer.json" "$out/e2e-consumer.json" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    s = json.load(open(path))
+    assert s["verdict"]["passed"] is False and s["lag"]["growing_readings"] >= 1, (path, s["lag"])
+print("lag block:", s["lag"])
+PY
+}
+
 experiment_quick() {
   scripts/experiment --quick --out "$out/experiments" >"$out/experiment.out" 2>&1
   local rc=$?
@@ -167,6 +189,7 @@ check "an invalid criterion is refused with the valid names, exit 3" invalid
 check "regression against a doctored baseline, scripts/compare" regression
 check "time breakdown present and consistent" breakdown
 check "load-generator warning raised and not raised" generator
+check "end-to-end plan: lag and consumer criteria judged" lag_and_consumer
 if [[ "${1:-}" != "--no-experiment" ]]; then
   check "scripts/experiment --quick outputs parse" experiment_quick
 fi
