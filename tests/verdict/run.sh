@@ -145,7 +145,7 @@ lag_and_consumer() {
     -Jlag.delay=3 -Jlag.interval.ms=1000 -Jproducer.samples.per.minute=3000 -Jconsumers=1 -Jconsumer.think.ms=1000 \
     -Jmax.records=10 -Jaudit=false -Jcheck.sequence=false -Jkafka.summary.file="$out/e2e-producer.json" \
     -Jkafka.consumer.summary.file="$out/e2e-consumer.json" \
-    '-Jkafka.verdict=lag=stable; consumer.records>=10; e2e.p99<1h; error.rate<1%' >"$out/e2e.out" 2>&1
+    '-Jkafka.verdict=lag=stable; consumer.records>=10; e2e.p99<60s; error.rate<1%' >"$out/e2e.out" 2>&1
   local rc=$?
   grep '^verdict' "$out/e2e.out"
   [[ $rc == 3 ]] &&
