@@ -7,11 +7,11 @@
 #   tests/verdict/run.sh [--no-experiment]     (--no-experiment skips the ~4 minutes of scripts/experiment --quick)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 out="$root/target/verdict-tests"
 rm -rf "$out"
 mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
+# shellcheck source=tests/lib/checks.sh
 source "$root/tests/lib/checks.sh"
 
 # run NAME [-J...]: the producer baseline plan, small, with the summary and JUnit report in $out; returns JMeter's exit.
