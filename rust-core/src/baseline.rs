@@ -11,8 +11,11 @@ use serde_json::{json, Value};
 pub struct Row {
     /// `throughput`, `p50` or `p99`.
     pub name: &'static str,
+    /// `records/s` or `ms`.
     pub unit: &'static str,
+    /// The baseline's figure.
     pub before: f64,
+    /// This run's figure.
     pub after: f64,
     /// after vs before, in % (positive = higher).
     pub change_pct: f64,

@@ -121,12 +121,17 @@ impl Breakdown {
 /// The producer settings the hints are about.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Knobs {
+    /// librdkafka's `linger.ms`.
     pub linger_ms: f64,
+    /// librdkafka's `batch.size` (bytes).
     pub batch_size: f64,
+    /// librdkafka's `batch.num.messages`.
     pub batch_num_messages: f64,
+    /// The sampler's `messages.per.sample`.
     pub messages_per_sample: u32,
     /// One producer per JMeter thread (`producer.scope=thread`).
     pub producer_per_thread: bool,
+    /// librdkafka's `acks`.
     pub acks: String,
 }
 
@@ -180,8 +185,11 @@ pub fn take_run() -> (Breakdown, Option<Knobs>) {
 
 /// The report: the line after the perf line, the hint lines, and the summary's `breakdown` block.
 pub struct Report {
+    /// `time breakdown: ...`, printed after the perf line.
     pub line: String,
+    /// `hint: ...` lines, each with its evidence.
     pub hints: Vec<String>,
+    /// The summary's `breakdown` block.
     pub json: Value,
 }
 

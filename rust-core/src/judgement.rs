@@ -16,7 +16,9 @@ use crate::{baseline, junit, verdict};
 /// Which summary a remembered value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
+    /// The producer's summary (`kafka.summary.file`).
     Producer,
+    /// The consumer's summary (`kafka.consumer.summary.file`).
     Consumer,
 }
 
@@ -101,7 +103,9 @@ pub struct Request {
 pub struct Judgement {
     /// Lines for stdout and jmeter.log (None when there was nothing to judge nor report).
     pub text: Option<String>,
+    /// Criteria judged.
     pub criteria: usize,
+    /// Criteria failed (an invalid verdict or an unwritable JUnit file count as one each).
     pub failed: usize,
 }
 

@@ -30,7 +30,9 @@ pub enum Kind {
 
 /// A figure the verdict can judge: its name, what it is, where it comes from and how to get it measured.
 pub struct Metric {
+    /// The name a criterion uses.
     pub name: &'static str,
+    /// What the figure is (unit and printing).
     pub kind: Kind,
     /// What the figure means (listed when an unknown name is refused).
     pub about: &'static str,
@@ -41,7 +43,9 @@ pub struct Metric {
 /// A measured figure, in the metric's base unit (percent, milliseconds, count).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Measured {
+    /// A figure in its metric's base unit.
     Number(f64),
+    /// A state (`stable`, `growing`).
     Word(String),
 }
 
@@ -327,6 +331,7 @@ pub static METRICS: &[Metric] = &[
     },
 ];
 
+/// A comparison of a criterion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Lt,
@@ -365,17 +370,24 @@ impl Op {
 pub struct Criterion {
     /// As written by the user, trimmed.
     pub text: String,
+    /// The figure it judges.
     pub metric: &'static Metric,
+    /// How the figure must compare with the threshold to pass.
     pub op: Op,
+    /// In the metric's base unit (percent, milliseconds, count), or a state's word.
     pub threshold: Measured,
 }
 
 /// The result of one criterion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// The criterion as written.
     pub criterion: String,
+    /// The metric's name.
     pub metric: &'static str,
+    /// The comparison's symbol.
     pub op: &'static str,
+    /// In the metric's base unit.
     pub threshold: Measured,
     /// The measured value, or why there is none (then the criterion failed).
     pub value: Result<Measured, String>,
