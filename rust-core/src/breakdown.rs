@@ -6,13 +6,13 @@
 //!
 //! librdkafka's windows are rolling: each statistics emission covers the interval since the previous one, so the run's
 //! figure is the sum over emissions (the last partial interval before close is not in it). Each producer keeps its own
-//! [`Breakdown`] (its statistics callback is its only writer) and adds it to the run's when it closes; the report turns
+//! [`Recorder`] (its statistics callback is its only writer) and adds it to the run's ([`RunBreakdown`]) when it
+//! closes; the report turns
 //! the run's into one line after the perf line, a `breakdown` block of the summary, and hints with their evidence.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use once_cell::sync::Lazy;
 use rdkafka::statistics::{Statistics, Window};
 use serde_json::{json, Value};
 
@@ -158,6 +158,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// A recorder for a producer with these settings.
     pub fn new(knobs: Knobs) -> Recorder {
         Recorder { breakdown: Mutex::new(Breakdown::default()), knobs }
     }
@@ -166,21 +167,25 @@ impl Recorder {
     pub fn record(&self, s: &Statistics) {
         self.breakdown.lock().unwrap_or_else(|p| p.into_inner()).record(s);
     }
-
-    /// When the producer closes.
-    pub fn merge_into_run(&self) {
-        let mine = self.breakdown.lock().unwrap_or_else(|p| p.into_inner());
-        let mut run = RUN.lock().unwrap_or_else(|p| p.into_inner());
-        run.0.merge(&mine);
-        run.1.get_or_insert_with(|| self.knobs.clone());
-    }
 }
 
-static RUN: Lazy<Mutex<(Breakdown, Option<Knobs>)>> = Lazy::new(|| Mutex::new((Breakdown::default(), None)));
+/// The breakdown of a run: producers add theirs when they close, the report takes it.
+#[derive(Debug, Default)]
+pub struct RunBreakdown(Mutex<(Breakdown, Option<Knobs>)>);
 
-/// Takes the run's breakdown, leaving an empty one for the next test.
-pub fn take_run() -> (Breakdown, Option<Knobs>) {
-    std::mem::take(&mut *RUN.lock().unwrap_or_else(|p| p.into_inner()))
+impl RunBreakdown {
+    /// A producer's recorder, when the producer closes.
+    pub fn merge(&self, recorder: &Recorder) {
+        let mine = recorder.breakdown.lock().unwrap_or_else(|p| p.into_inner());
+        let mut run = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        run.0.merge(&mine);
+        run.1.get_or_insert_with(|| recorder.knobs.clone());
+    }
+
+    /// Takes the run's breakdown, leaving an empty one for the next test.
+    pub fn take(&self) -> (Breakdown, Option<Knobs>) {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
 }
 
 /// The report: the line after the perf line, the hint lines, and the summary's `breakdown` block.

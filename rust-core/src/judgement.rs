@@ -1,13 +1,12 @@
 //! The end of a run as a whole: what every part reported, judged once after JMeter's own end of test.
 //!
 //! The producer's and the consumer's summaries are remembered when they are written (each when its last handle
-//! closes), the lag sampler's readings as they are taken. [`judge`] then gathers them into one value by section
+//! closes), the lag sampler's readings as they are taken, in the run's [`Record`]. [`Record::judge`] then gathers them into one value by section
 //! (`producer`, `consumer`, `lag`, `generator` from the Java side, `baseline`), evaluates `kafka.verdict` over it
 //! ([`crate::verdict`]), and adds `generator`, `lag` and `verdict` blocks to the summary files written in this run.
 
 use std::sync::Mutex;
 
-use once_cell::sync::Lazy;
 use serde_json::{json, Value};
 
 use crate::lag::{LagOutcome, LAG_GROWING};
@@ -56,32 +55,41 @@ struct RunRecord {
     lag: LagRecord,
 }
 
-static RUN: Lazy<Mutex<RunRecord>> = Lazy::new(|| Mutex::new(RunRecord::default()));
+/// What a run reported, until it is judged (one per [`crate::report::Run`]).
+#[derive(Default)]
+pub struct Record(Mutex<RunRecord>);
 
-fn run() -> std::sync::MutexGuard<'static, RunRecord> {
-    RUN.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Remembers a summary as it is written to `path` (None: not written to a file).
-pub fn remember_summary(section: Section, summary: &Value, path: Option<&str>) {
-    let entry = Some((summary.clone(), path.map(str::to_string)));
-    match section {
-        Section::Producer => run().producer = entry,
-        Section::Consumer => run().consumer = entry,
+impl Record {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RunRecord> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
 
-/// Remembers one lag sample.
-pub fn remember_lag(outcome: &LagOutcome) {
-    let mut run = run();
-    let lag = &mut run.lag;
-    lag.samples += 1;
-    let growing = outcome.error.as_ref().is_some_and(|e| e.code == LAG_GROWING);
-    if outcome.error.is_none() || growing {
-        lag.readings += 1;
-        lag.growing_readings += growing as u64;
-        lag.max = lag.max.max(outcome.total);
-        lag.last = Some(outcome.total);
+    /// Remembers a summary as it is written to `path` (None: not written to a file).
+    pub fn remember_summary(&self, section: Section, summary: &Value, path: Option<&str>) {
+        let entry = Some((summary.clone(), path.map(str::to_string)));
+        match section {
+            Section::Producer => self.lock().producer = entry,
+            Section::Consumer => self.lock().consumer = entry,
+        }
+    }
+
+    /// Remembers one lag sample.
+    pub fn remember_lag(&self, outcome: &LagOutcome) {
+        let mut run = self.lock();
+        let lag = &mut run.lag;
+        lag.samples += 1;
+        let growing = outcome.error.as_ref().is_some_and(|e| e.code == LAG_GROWING);
+        if outcome.error.is_none() || growing {
+            lag.readings += 1;
+            lag.growing_readings += growing as u64;
+            lag.max = lag.max.max(outcome.total);
+            lag.last = Some(outcome.total);
+        }
+    }
+
+    /// Judges the run and forgets it (the next test starts afresh).
+    pub fn judge(&self, request: &Request) -> Judgement {
+        judge(std::mem::take(&mut *self.lock()), request)
     }
 }
 
@@ -120,9 +128,7 @@ impl Judgement {
     }
 }
 
-/// Judges the run and forgets it (the next test starts afresh).
-pub fn judge(request: &Request) -> Judgement {
-    let record = std::mem::take(&mut *run());
+fn judge(record: RunRecord, request: &Request) -> Judgement {
     let producer = record.producer.as_ref().map(|(v, _)| v.clone()).unwrap_or(Value::Null);
     let consumer = record.consumer.as_ref().map(|(v, _)| v.clone()).unwrap_or(Value::Null);
     let lag = record.lag.to_json();
@@ -220,9 +226,9 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    // One test only: the run record is global.
     #[test]
     fn judges_remembered_summaries_and_updates_their_files() {
+        let record = Record::default();
         let dir = std::env::temp_dir().join(format!("kn-judgement-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let summary = dir.join("summary.json");
@@ -235,9 +241,9 @@ mod tests {
             json!({ "records_per_sec": 1000.0, "latency_us": { "p50": 1000, "p99": 2000 } }).to_string(),
         )
         .unwrap();
-        remember_summary(Section::Producer, &producer, summary.to_str());
+        record.remember_summary(Section::Producer, &producer, summary.to_str());
         for total in [10, 20] {
-            remember_lag(&LagOutcome {
+            record.remember_lag(&LagOutcome {
                 total,
                 partitions: vec![],
                 growth: None,
@@ -246,7 +252,7 @@ mod tests {
                 error: None,
             });
         }
-        let j = judge(&Request {
+        let j = record.judge(&Request {
             spec: "p99<50ms; lag=stable; regression<5%; audit.missing=0".into(),
             baseline: base.to_str().map(String::from),
             junit: junit.to_str().map(String::from),
@@ -262,10 +268,10 @@ mod tests {
         assert_eq!((written["lag"]["max"].clone(), written["generator"]["samples"].clone()), (json!(20), json!(3)));
         assert!(std::fs::read_to_string(&junit).unwrap().contains(r#"tests="4" failures="2""#));
         // Forgotten after judging: the next run with the same spec measures nothing and fails every criterion.
-        let again = judge(&Request { spec: "p99<50ms".into(), ..Request::default() });
+        let again = record.judge(&Request { spec: "p99<50ms".into(), ..Request::default() });
         assert_eq!((again.criteria, again.failed), (1, 1));
         assert!(again.text.unwrap().contains("not measured: no producer sent anything"));
-        assert_eq!(judge(&Request::default()).text, None);
+        assert_eq!(record.judge(&Request::default()).text, None);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

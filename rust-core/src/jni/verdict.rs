@@ -1,33 +1,30 @@
-//! Native methods of `io.kafkanative.jmeter.NativeVerdict`: `kafka.verdict` checked at test start and the run
-//! judged at its end ([`crate::judgement`]).
+//! Native methods of `io.kafkanative.jmeter.NativeVerdict`: `kafka.verdict` checked at test start, the run judged
+//! at its end ([`crate::judgement`]), and the process's malloc figure for the load generator's health.
 
 use jni::objects::{JClass, JLongArray, JString};
 use jni::sys::jlong;
 use jni::{Env, EnvUnowned};
 
-use super::{new_string, BridgeError, ThrowPolicy};
-use crate::judgement::{self, Request};
+use super::{opt_string, BridgeError, ThrowPolicy};
+use crate::judgement::Request;
 use crate::verdict;
 
-fn opt_string(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
-    if s.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(s.try_to_string(env)?).filter(|s| !s.trim().is_empty()))
+/// A Java string, None when null or blank (a property left empty means "not set").
+fn setting(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
+    Ok(opt_string(env, s)?.filter(|s| !s.trim().is_empty()))
 }
 
 /// Null when `spec` is a valid `kafka.verdict`, else what is wrong with it (listing the valid metrics).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeVerdict_check<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     spec: JString<'l>,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let spec = opt_string(env, &spec)?.unwrap_or_default();
-        new_string(env, verdict::parse(&spec).err().map(|e| e.message))
+    super::text(env, |env| {
+        let spec = setting(env, &spec)?.unwrap_or_default();
+        Ok(verdict::parse(&spec).err().map(|e| e.message))
     })
-    .resolve::<ThrowPolicy>()
 }
 
 /// Bytes the process's malloc has handed out and not freed (glibc's mallinfo2: arenas plus mmapped blocks): the
@@ -48,9 +45,10 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeVerdict_mallocInUse<'l>(
 /// Output layout shared with `NativeVerdict.judge` in Java: see its Javadoc.
 const OUT_LEN: usize = 3;
 
+/// Judges the run (see `NativeVerdict.judge`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeVerdict_judge<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     spec: JString<'l>,
     baseline: JString<'l>,
@@ -58,21 +56,20 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeVerdict_judge<'l>(
     generator: JString<'l>,
     out: JLongArray<'l>,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let generator = opt_string(env, &generator)?
+    super::text(env, |env| {
+        let generator = setting(env, &generator)?
             .map(|g| serde_json::from_str(&g).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() })))
             .unwrap_or(serde_json::Value::Null);
         let request = Request {
-            spec: opt_string(env, &spec)?.unwrap_or_default(),
-            baseline: opt_string(env, &baseline)?,
-            junit: opt_string(env, &junit)?,
+            spec: setting(env, &spec)?.unwrap_or_default(),
+            baseline: setting(env, &baseline)?,
+            junit: setting(env, &junit)?,
             generator,
         };
-        let judgement = judgement::judge(&request);
+        let judgement = super::RUN.judgement.judge(&request);
         let numbers: [jlong; OUT_LEN] =
             [judgement.criteria as jlong, judgement.failed as jlong, judgement.exit_code() as jlong];
         out.set_region(env, 0, &numbers)?;
-        new_string(env, judgement.text)
+        Ok(judgement.text)
     })
-    .resolve::<ThrowPolicy>()
 }

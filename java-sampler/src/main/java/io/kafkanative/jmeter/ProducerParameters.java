@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.apache.jmeter.config.Arguments;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
+import org.apache.jmeter.testelement.TestElement;
 import org.apache.jmeter.threads.AbstractThreadGroup;
 import org.apache.jmeter.threads.JMeterContext;
 
@@ -65,9 +66,10 @@ final class ProducerParameters {
     private ProducerParameters() {
     }
 
-    static Arguments defaultArguments() {
+    /** A GUI table: these parameters with their defaults. */
+    static Arguments arguments(List<Parameter> table) {
         Arguments arguments = new Arguments();
-        for (Parameter parameter : DEFAULTS) {
+        for (Parameter parameter : table) {
             arguments.addArgument(parameter.name(), parameter.defaultValue());
         }
         return arguments;
@@ -118,16 +120,37 @@ final class ProducerParameters {
         return !name.isBlank() && !name.startsWith("TestElement.") && !name.equals(VALUE);
     }
 
-    static boolean valueFromJMeter(JavaSamplerContext context) {
-        return VALUE_MODE_JMETER.equals(context.getParameter(VALUE_MODE, "").trim());
+    /** The value of {@code name} in an engine configuration ({@link #engineConfig}), or null if it is not set. */
+    static String setting(String[] config, String name) {
+        for (int i = 0; i + 1 < config.length; i += 2) {
+            if (config[i].equals(name)) {
+                return config[i + 1];
+            }
+        }
+        return null;
     }
 
-    /** The sampler's send timeout; the engine reports a malformed one, here it only bounds the wait at close. */
-    static long timeoutMs(JavaSamplerContext context) {
+    /** A number setting; {@code fallback} when it is missing or malformed (the engine reports a malformed one). */
+    static long number(String[] config, String name, long fallback) {
+        String value = setting(config, name);
         try {
-            return Long.parseLong(context.getParameter(TIMEOUT_MS, "").trim());
+            return value == null ? fallback : Long.parseLong(value);
         } catch (NumberFormatException e) {
-            return DEFAULT_TIMEOUT_MS;
+            return fallback;
         }
+    }
+
+    static boolean valueFromJMeter(String[] config) {
+        return VALUE_MODE_JMETER.equals(setting(config, VALUE_MODE));
+    }
+
+    /** The sampler's send timeout; it only bounds the wait at close here. */
+    static long timeoutMs(String[] config) {
+        return number(config, TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
+    }
+
+    /** The sample label, as JMeter's own JavaTest takes it: the element's name (JMeter fills it in if empty). */
+    static String label(JavaSamplerContext context) {
+        return context.getParameter(TestElement.NAME, "");
     }
 }

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
  * {@code kafka.verdict.baseline} (a previous summary to compare with), {@code kafka.verdict.junit} (JUnit XML report)
  * and the load generator's health ({@link GeneratorHealth}).
  *
- * <p>Two hooks: {@link #atTestStart} in each sampler's setupTest (checks the criteria before any load, starts watching
- * the generator; once per test) and {@link #atTestEnd} in each sampler's teardownTest. The judgement itself runs once,
+ * <p>Two hooks in {@link AbstractNativeSampler}: {@link #atTestStart} in setup (checks the criteria before any load,
+ * starts watching the generator; once per test) and {@link #atTestEnd} in teardown. The judgement itself runs once,
  * after JMeter's own end of test ({@link VerdictExit}), when every sampler has written its summary.
  */
 final class Verdict {
@@ -32,8 +32,8 @@ final class Verdict {
 
     /**
      * Called by every sampler's setupTest once the engine is loaded: starts the generator's health watch (first call
-     * of a test) and refuses an invalid {@code kafka.verdict} before any load, with IllegalArgumentException
-     * "CONFIG_ERROR\tmessage" (the samplers' setup error).
+     * of a test) and refuses an invalid {@code kafka.verdict} before any load with {@link EngineException}
+     * {@code CONFIG_ERROR} (the samplers' setup error).
      */
     static synchronized void atTestStart() {
         if (health == null) {
@@ -42,7 +42,7 @@ final class Verdict {
         }
         String error = NativeVerdict.check(property(SPEC_PROPERTY));
         if (error != null) {
-            throw new IllegalArgumentException("CONFIG_ERROR\t" + error);
+            throw new EngineException("CONFIG_ERROR", error);
         }
     }
 

@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::EngineError;
@@ -153,9 +152,9 @@ impl KeySpec {
 }
 
 enum ValueSource {
-    Fixed(Arc<[u8]>),
+    Fixed(Box<[u8]>),
     Template(Template),
-    Lines(Arc<Vec<Vec<u8>>>),
+    Lines(Vec<Vec<u8>>),
     Jmeter,
 }
 
@@ -184,7 +183,7 @@ impl PayloadGen {
                 ValueSource::Fixed((0..*size).map(|_| rng.u8(b'A'..=b'Z')).collect::<Vec<u8>>().into())
             }
             ValueSpec::Template(t) => ValueSource::Template(t.clone()),
-            ValueSpec::File { path } => ValueSource::Lines(Arc::new(read_lines(path)?)),
+            ValueSpec::File { path } => ValueSource::Lines(read_lines(path)?),
             ValueSpec::Jmeter => ValueSource::Jmeter,
         };
         Ok(PayloadGen { value, key: key.clone(), thread, seq: 0, rng, value_buf: Vec::new(), key_buf: Vec::new() })
