@@ -26,6 +26,9 @@
 //! - [`lag`]: the consumer group's lag and the "not keeping up" verdict.
 //! - [`audit`]: the `kn.*` headers, acknowledged-sequence sets, the read-back at the end of a test.
 //! - [`report`]: the run's totals, passed to handles, and the end-of-test lines and JSON summaries.
+//! - [`breakdown`]: where the send→ack time goes (librdkafka's statistics), with hints.
+//! - [`verdict`]: `kafka.verdict`'s criteria over the summaries; [`judgement`]: the run judged once after JMeter's end
+//!   of test (summaries, lag, generator health, [`baseline`] comparison, [`junit`] report).
 //! - [`error`]: one error type with stable codes; [`logsink`]: log lines waiting for a JMeter thread.
 //! - [`jni`]: the bridge only (conversion, typed exceptions, result layouts).
 //!
@@ -33,11 +36,16 @@
 //! against a real broker when one answers on 127.0.0.1:9092.
 
 pub mod audit;
+pub mod baseline;
+pub mod breakdown;
 pub mod client;
 pub mod consumer;
 pub mod error;
 pub mod jni;
+pub mod judgement;
+pub mod junit;
 pub mod lag;
 pub mod logsink;
 pub mod producer;
 pub mod report;
+pub mod verdict;

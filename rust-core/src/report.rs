@@ -21,6 +21,10 @@ pub struct Run {
     consumer: Mutex<ConsumerTotals>,
     /// (run id, run start in epoch milliseconds): made at the first open, forgotten at the producer report.
     id: Mutex<Option<(String, u64)>>,
+    /// Where the producers' send->ack time went (librdkafka's statistics), merged as they close.
+    pub breakdown: crate::breakdown::RunBreakdown,
+    /// The summaries and lag readings of the run, for the verdict judged after JMeter's end of test.
+    pub judgement: crate::judgement::Record,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -43,6 +47,8 @@ struct ProducerJson<'a> {
     audit_acked: Option<BTreeMap<String, Vec<[u64; 2]>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     run_start_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    breakdown: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -106,6 +112,14 @@ impl Run {
         }
         let mut text = totals.perf_line();
         let perf_line = text.clone();
+        // Where the time went: one line right after the perf line, then the hints with their evidence.
+        let (b, knobs) = self.breakdown.take();
+        let mean_ms = totals.latency_us.mean() / 1000.0;
+        let breakdown = crate::breakdown::report(&b, knobs.as_ref(), mean_ms, totals.duration_secs(), totals.retries);
+        if let Some(b) = &breakdown {
+            text +=
+                &format!("\n{}", [b.line.clone()].into_iter().chain(b.hints.clone()).collect::<Vec<_>>().join("\n"));
+        }
         let audit = totals.audit.as_ref().map(|target| {
             // A second of slack: message timestamps come from the producer's clock, the run start from ours.
             let since = run_start_ms.saturating_sub(1000);
@@ -121,21 +135,23 @@ impl Run {
                 }
             }
         });
+        let audit_acked = totals
+            .audit
+            .is_some()
+            .then(|| totals.acked_seqs.iter().map(|(pid, seqs)| (pid.clone(), seqs.ranges())).collect());
+        let json = ProducerJson {
+            figures: totals.summary(),
+            perf_line: &perf_line,
+            run_id: &run_id,
+            audit,
+            audit_acked,
+            run_start_ms: totals.audit.is_some().then_some(run_start_ms),
+            breakdown: breakdown.map(|b| b.json),
+        };
+        let value = serde_json::to_value(&json).expect("summaries have string keys only");
+        self.judgement.remember_summary(crate::judgement::Section::Producer, &value, path);
         if let Some(path) = path {
-            let audit_acked = totals
-                .audit
-                .is_some()
-                .then(|| totals.acked_seqs.iter().map(|(pid, seqs)| (pid.clone(), seqs.ranges())).collect());
-            let run_start_ms = totals.audit.is_some().then_some(run_start_ms);
-            let json = ProducerJson {
-                figures: totals.summary(),
-                perf_line: &perf_line,
-                run_id: &run_id,
-                audit,
-                audit_acked,
-                run_start_ms,
-            };
-            write_json(path, &json, "kafka.summary.file")?;
+            write_json(path, &value, "kafka.summary.file")?;
         }
         Ok(Some(text))
     }
@@ -153,24 +169,25 @@ impl Run {
         if let Some(line) = &partitions_line {
             report = format!("{report}\n{line}");
         }
+        let json = ConsumerJson {
+            figures: totals.summary(),
+            perf_header: PERF_HEADER,
+            perf_row: &row,
+            e2e_line: &e2e,
+            partitions_line,
+        };
+        let value = serde_json::to_value(&json).expect("summaries have string keys only");
+        self.judgement.remember_summary(crate::judgement::Section::Consumer, &value, path);
         if let Some(path) = path {
-            let json = ConsumerJson {
-                figures: totals.summary(),
-                perf_header: PERF_HEADER,
-                perf_row: &row,
-                e2e_line: &e2e,
-                partitions_line,
-            };
-            write_json(path, &json, "kafka.consumer.summary.file")?;
+            write_json(path, &value, "kafka.consumer.summary.file")?;
         }
         Ok(Some(report))
     }
 }
 
 /// Pretty JSON with its keys in alphabetical order (through a `Value`, as the summaries have always been written).
-fn write_json(path: &str, json: &impl Serialize, property: &str) -> Result<(), EngineError> {
-    let value = serde_json::to_value(json).expect("summaries have string keys only");
-    let pretty = serde_json::to_string_pretty(&value).expect("a JSON value always serializes");
+fn write_json(path: &str, value: &serde_json::Value, property: &str) -> Result<(), EngineError> {
+    let pretty = serde_json::to_string_pretty(value).expect("a JSON value always serializes");
     std::fs::write(path, pretty)
         .map_err(|e| EngineError::new("SUMMARY_NOT_WRITTEN", format!("{property}: cannot write '{path}': {e}")))
 }

@@ -1,7 +1,7 @@
 //! The one client context every Kafka client of the engine uses (producer, consumer, lag monitor, admin, audit):
 //! librdkafka's client-level errors are logged and the last one is kept, so that a failed request can say why
 //! (a wrong SASL password instead of "transport failure"); log lines go to the [`crate::logsink`]; statistics
-//! give the retry count. Every callback body runs under [`guarded`]: a panic there becomes a logged error.
+//! give the retry count (and a producer's time breakdown, [`crate::breakdown`]). Every callback body runs under [`guarded`]: a panic there becomes a logged error.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,6 +13,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::statistics::Statistics;
 use rdkafka::types::RDKafkaErrorCode;
 
+use crate::breakdown::{Knobs, Recorder};
 use crate::error::{panic_text, EngineError};
 
 /// Runs a callback body that librdkafka calls from its own thread; a panic must not unwind into C (it would
@@ -39,9 +40,21 @@ pub struct ClientCtx {
     /// librdkafka's latest error-level log line (e.g. "SASL authentication error: ... invalid credentials"): a
     /// consumer's error events carry only a code, the log line says why.
     last_log_error: Mutex<Option<String>>,
+    /// A producer's: where the send->ack time goes, from the same statistics.
+    breakdown: Option<Recorder>,
 }
 
 impl ClientCtx {
+    /// A producer's context: its statistics also feed the time breakdown.
+    pub fn with_breakdown(knobs: Knobs) -> ClientCtx {
+        ClientCtx { breakdown: Some(Recorder::new(knobs)), ..ClientCtx::default() }
+    }
+
+    /// The time breakdown recorded so far (producers only).
+    pub fn breakdown(&self) -> Option<&Recorder> {
+        self.breakdown.as_ref()
+    }
+
     /// The client's latest error, the best explanation of a failed request.
     pub fn last_error(&self) -> Option<EngineError> {
         self.last_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
@@ -80,10 +93,13 @@ impl ClientCtx {
         self.last_log_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// The statistics hook's body: the retry count.
+    /// The statistics hook's body: the retry count, and a producer's time breakdown.
     pub fn on_stats(&self, statistics: Statistics) {
         let retries = statistics.brokers.values().map(|b| b.txretries).sum();
         self.retries.store(retries, Ordering::Relaxed);
+        if let Some(b) = &self.breakdown {
+            b.record(&statistics);
+        }
     }
 }
 

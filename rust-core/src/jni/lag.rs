@@ -47,7 +47,11 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_sample<'l>(
             &[JValue::from(&partitions), JValue::from(&error)],
         )?)
     };
-    let read = |_: &mut _, m: &mut LagMonitor| Ok(m.sample());
+    let read = |_: &mut _, m: &mut LagMonitor| {
+        let outcome = m.sample();
+        super::RUN.judgement.remember_lag(&outcome); // the run's lag, for kafka.verdict's lag criteria
+        Ok(outcome)
+    };
     // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
     unsafe { sample(env, handle, "lag monitor", out, read, slots, reading) }
 }

@@ -13,6 +13,7 @@ pub mod consumer;
 pub mod engine;
 pub mod lag;
 pub mod producer;
+pub mod verdict;
 
 use std::any::Any;
 use std::sync::{LazyLock, Mutex};

@@ -15,6 +15,7 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer, PurgeConfig, Threade
 
 use super::settings::{Preflight, ProducerSettings, Scope};
 use super::slot::{ProducerCtx, Ticket};
+use crate::breakdown::Knobs;
 use crate::client::context::HasClientCtx;
 use crate::client::settings::{connection_properties, servers};
 use crate::client::{admin, config, metadata};
@@ -148,6 +149,9 @@ impl KafkaProducer {
 impl Drop for KafkaProducer {
     fn drop(&mut self) {
         self.run.add_retries(self.client().context().client_ctx().retries());
+        if let Some(b) = self.client().context().client_ctx().breakdown() {
+            self.run.breakdown.merge(b);
+        }
         let left = self.in_flight_count();
         if left > 0 {
             log::warn!("{left} message(s) still in flight when the producer closed were purged (counted as UNDELIVERED_AT_CLOSE)");
@@ -173,7 +177,7 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
     // The run's id, not its address: a later test in the same JVM may get the same address.
     let key = format!("{}\n{}\n{}", run.current_run().0, settings.topic, settings.sharing_key());
     if settings.scope == Scope::Thread {
-        let inner = Inner::Served(Served::new(config::create(&settings.client, ProducerCtx::default(), "producer")?)?);
+        let inner = Inner::Served(Served::new(config::create(&settings.client, context(settings), "producer")?)?);
         let producer = Arc::new(KafkaProducer { inner, run: Arc::clone(run) });
         prepare_once(&key, &producer, settings)?;
         return Ok(producer);
@@ -197,9 +201,14 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
     Ok(p)
 }
 
+/// A producer's context, whose statistics also record where this configuration's send->ack time goes.
+fn context(settings: &ProducerSettings) -> ProducerCtx {
+    ProducerCtx::new(Knobs::new(&settings.client, settings.messages_per_sample, settings.scope == Scope::Thread))
+}
+
 /// A new shared producer, prepared (topic creation, pre-flight) before any thread uses it.
 fn create_shared(key: &str, settings: &ProducerSettings, run: &Arc<Run>) -> Result<Arc<KafkaProducer>, EngineError> {
-    let inner = Inner::Threaded(config::create(&settings.client, ProducerCtx::default(), "producer")?);
+    let inner = Inner::Threaded(config::create(&settings.client, context(settings), "producer")?);
     let p = Arc::new(KafkaProducer { inner, run: Arc::clone(run) });
     prepare_once(key, &p, settings)?;
     Ok(p)

@@ -15,9 +15,15 @@ use crate::client::context::{guarded, ClientCtx, HasClientCtx};
 use crate::error::EngineError;
 
 /// The producer's context: the client hooks every client has, and deliveries to the ticket's slot.
-#[derive(Default)]
 pub(crate) struct ProducerCtx {
     client: ClientCtx,
+}
+
+impl ProducerCtx {
+    /// A context whose statistics also record the time breakdown for a producer with these settings.
+    pub(crate) fn new(knobs: crate::breakdown::Knobs) -> ProducerCtx {
+        ProducerCtx { client: ClientCtx::with_breakdown(knobs) }
+    }
 }
 
 impl HasClientCtx for ProducerCtx {

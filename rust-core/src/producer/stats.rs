@@ -134,7 +134,7 @@ impl Totals {
     }
 
     /// Seconds from the first send to the last acknowledgement.
-    fn duration_secs(&self) -> f64 {
+    pub fn duration_secs(&self) -> f64 {
         match (self.first_send, self.last_ack) {
             (Some(f), Some(l)) if l > f => (l - f).as_secs_f64(),
             _ => 0.0,

@@ -192,6 +192,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         try {
             configure(config);
             NativeLibrary.load();
+            Verdict.atTestStart(); // kafka.verdict checked before any load; the generator watched
             long opened = kind.open.applyAsLong(config);
             synchronized (sendLock) {
                 synchronized (interruptLock) {
@@ -267,6 +268,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
      * last open handle prints the kind's end-of-test report.
      */
     public final void teardown() {
+        Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
         long closing;
         boolean stopped;
         synchronized (sendLock) {

@@ -1,0 +1,272 @@
+package io.kafkanative.jmeter;
+
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.jmeter.util.JMeterUtils;
+
+/**
+ * The load generator's own health during a test: JMeter's process (the native engine included), sampled once a
+ * second on a daemon thread, so that a run whose numbers were bounded by the generator is flagged instead of trusted.
+ *
+ * <p>Per second: the process's and the machine's CPU load ({@code com.sun.management.OperatingSystemMXBean}), GC pause
+ * time and count (every {@code GarbageCollectorMXBean} except concurrent-cycle ones, whose time is not a pause), heap
+ * still used after the last GC (heap pools' collection usage), the resident set size ({@code /proc/self/status}) and the
+ * native memory in use by malloc (glibc's mallinfo2, through the engine): librdkafka's queues and buffers, the engine's,
+ * and the JVM's own mallocs, none of which the heap figures show.
+ *
+ * <p>The generator is reported as the bottleneck when, on average over the test, one of these passed its limit
+ * (JMeter properties, in %): {@value #CPU_LIMIT} (process CPU of all cores, default {@value #DEFAULT_CPU_LIMIT}),
+ * {@value #MACHINE_CPU_LIMIT} (machine CPU, default {@value #DEFAULT_MACHINE_CPU_LIMIT}: the generator then competed
+ * for CPU, e.g. with brokers on the same host), {@value #GC_LIMIT} (GC pauses of the test's duration, default
+ * {@value #DEFAULT_GC_LIMIT}), {@value #HEAP_LIMIT} (heap used after GC of the maximum heap, default
+ * {@value #DEFAULT_HEAP_LIMIT}: full GCs follow).
+ */
+final class GeneratorHealth {
+
+    static final String CPU_LIMIT = "kafka.generator.cpu.limit";
+    static final String MACHINE_CPU_LIMIT = "kafka.generator.machine.cpu.limit";
+    static final String GC_LIMIT = "kafka.generator.gc.limit";
+    static final String HEAP_LIMIT = "kafka.generator.heap.limit";
+    static final double DEFAULT_CPU_LIMIT = 80;
+    static final double DEFAULT_MACHINE_CPU_LIMIT = 90;
+    static final double DEFAULT_GC_LIMIT = 5;
+    static final double DEFAULT_HEAP_LIMIT = 80;
+    /** Below this many samples (seconds) the averages say nothing: no judgement. */
+    static final int MIN_SAMPLES = 2;
+
+    private static final long PERIOD_MS = 1000;
+    private static final double MB = 1024.0 * 1024.0;
+
+    private final com.sun.management.OperatingSystemMXBean os;
+    private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    private final List<GarbageCollectorMXBean> collectors = new ArrayList<>();
+    private final List<MemoryPoolMXBean> heapPools = new ArrayList<>();
+    private final int cores = Runtime.getRuntime().availableProcessors();
+    private final long startNanos = System.nanoTime();
+    private final long gcTimeAtStart;
+    private final long gcCountAtStart;
+    private final Thread thread;
+
+    // Written by the sampling thread, read by stop() after joining it.
+    private final Figure processCpu = new Figure();
+    private final Figure machineCpu = new Figure();
+    private final Figure heapAfterGcMb = new Figure();
+    private final Figure rssMb = new Figure();
+    private final Figure nativeMb = new Figure();
+    private int samples;
+    private volatile boolean stopping;
+
+    /** Mean and maximum of a series (values below 0 mean "not available" and are skipped). */
+    static final class Figure {
+        private double sum;
+        private double max = Double.NaN;
+        private int n;
+
+        void add(double v) {
+            if (v < 0 || Double.isNaN(v)) {
+                return;
+            }
+            sum += v;
+            n++;
+            max = Double.isNaN(max) ? v : Math.max(max, v);
+        }
+
+        double mean() {
+            return n == 0 ? Double.NaN : sum / n;
+        }
+
+        double max() {
+            return max;
+        }
+
+        String json() {
+            return "{\"mean\": " + number(mean()) + ", \"max\": " + number(max) + "}";
+        }
+    }
+
+    private GeneratorHealth() {
+        os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            // G1's and ZGC's concurrent cycles run beside the application: their time is not a pause.
+            if (!gc.getName().contains("Concurrent") && !gc.getName().contains("Cycles")) {
+                collectors.add(gc);
+            }
+        }
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                heapPools.add(pool);
+            }
+        }
+        // Each load is measured since the previous call: this one sets the start of the first second.
+        os.getProcessCpuLoad();
+        os.getCpuLoad();
+        gcTimeAtStart = gcTime();
+        gcCountAtStart = gcCount();
+        thread = new Thread(this::run, "kafka-generator-health");
+        thread.setDaemon(true); // never keeps JMeter alive
+    }
+
+    /** Starts sampling now. */
+    static GeneratorHealth start() {
+        GeneratorHealth health = new GeneratorHealth();
+        health.thread.start();
+        return health;
+    }
+
+    private void run() {
+        while (!stopping) {
+            try {
+                Thread.sleep(PERIOD_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            sample();
+        }
+    }
+
+    private void sample() {
+        processCpu.add(os.getProcessCpuLoad() * 100);
+        machineCpu.add(os.getCpuLoad() * 100);
+        long afterGc = 0;
+        for (MemoryPoolMXBean pool : heapPools) {
+            MemoryUsage usage = pool.getCollectionUsage();
+            afterGc += usage == null ? 0 : usage.getUsed();
+        }
+        if (gcCount() > 0) {
+            heapAfterGcMb.add(afterGc / MB);
+        }
+        long rss = rssBytes();
+        if (rss > 0) {
+            rssMb.add(rss / MB);
+        }
+        nativeMb.add(NativeVerdict.mallocInUse() / MB);
+        samples++;
+    }
+
+    private long gcTime() {
+        return collectors.stream().mapToLong(gc -> Math.max(0, gc.getCollectionTime())).sum();
+    }
+
+    private long gcCount() {
+        return collectors.stream().mapToLong(gc -> Math.max(0, gc.getCollectionCount())).sum();
+    }
+
+    /** VmRSS of /proc/self/status in bytes, or -1 where there is no such file (not Linux). */
+    static long rssBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException | SecurityException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    /** The report at the end of the test. */
+    record Report(String json, String warning) {
+    }
+
+    /** Stops sampling and reports: the summary's {@code generator} block, and the warning line (null if none). */
+    Report stop() {
+        stopping = true;
+        thread.interrupt();
+        try {
+            thread.join(2 * PERIOD_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        sample(); // the last (partial) second: a test shorter than a second still gets one reading
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        double gcPauseMs = gcTime() - gcTimeAtStart;
+        double gcPct = seconds > 0 ? 100 * gcPauseMs / (seconds * 1000) : 0;
+        long maxHeap = memory.getHeapMemoryUsage().getMax();
+        double heapPct = maxHeap > 0 ? 100 * heapAfterGcMb.max() * MB / maxHeap : Double.NaN;
+
+        double cpuLimit = limit(CPU_LIMIT, DEFAULT_CPU_LIMIT);
+        double machineLimit = limit(MACHINE_CPU_LIMIT, DEFAULT_MACHINE_CPU_LIMIT);
+        double gcLimit = limit(GC_LIMIT, DEFAULT_GC_LIMIT);
+        double heapLimit = limit(HEAP_LIMIT, DEFAULT_HEAP_LIMIT);
+        List<String> reasons = new ArrayList<>();
+        if (samples >= MIN_SAMPLES) {
+            if (processCpu.mean() >= cpuLimit) {
+                reasons.add(String.format(Locale.ROOT, "JMeter's process (engine included) used %.0f%% of the %d cores "
+                        + "on average (limit %s%%, %s)", processCpu.mean(), cores, plain(cpuLimit), CPU_LIMIT));
+            }
+            if (machineCpu.mean() >= machineLimit) {
+                reasons.add(String.format(Locale.ROOT, "the machine's CPU was %.0f%% busy on average (limit %s%%, %s): "
+                        + "the generator competed for CPU with everything else on this host", machineCpu.mean(),
+                        plain(machineLimit), MACHINE_CPU_LIMIT));
+            }
+            if (gcPct >= gcLimit) {
+                reasons.add(String.format(Locale.ROOT, "GC pauses took %.1f%% of the test (%.0f ms; limit %s%%, %s): "
+                        + "give JMeter more heap (HEAP) or lower the load", gcPct, gcPauseMs, plain(gcLimit), GC_LIMIT));
+            }
+            if (heapPct >= heapLimit) {
+                reasons.add(String.format(Locale.ROOT, "%.0f%% of the heap was still in use after GC (limit %s%%, %s): "
+                        + "the heap is too small for this test", heapPct, plain(heapLimit), HEAP_LIMIT));
+            }
+        }
+        String warning = reasons.isEmpty() ? null
+                : "the load generator was the bottleneck: " + String.join("; ", reasons)
+                        + ". This run's throughput and latency are the generator's limits, not the system's.";
+        StringBuilder json = new StringBuilder("{");
+        json.append("\"samples\": ").append(samples);
+        json.append(", \"seconds\": ").append(number(seconds));
+        json.append(", \"cores\": ").append(cores);
+        json.append(", \"process_cpu_pct\": ").append(processCpu.json());
+        json.append(", \"machine_cpu_pct\": ").append(machineCpu.json());
+        json.append(", \"gc\": {\"pause_ms\": ").append(number(gcPauseMs));
+        json.append(", \"count\": ").append(gcCount() - gcCountAtStart);
+        json.append(", \"pause_pct\": ").append(number(gcPct)).append('}');
+        json.append(", \"heap\": {\"max_mb\": ").append(number(maxHeap > 0 ? maxHeap / MB : Double.NaN));
+        json.append(", \"used_after_gc_mb\": ").append(heapAfterGcMb.json());
+        json.append(", \"used_after_gc_pct_of_max\": ").append(number(heapPct)).append('}');
+        json.append(", \"rss_mb\": ").append(rssMb.json());
+        json.append(", \"native_malloc_mb\": ").append(nativeMb.json());
+        json.append(", \"limits_pct\": {\"process_cpu\": ").append(number(cpuLimit));
+        json.append(", \"machine_cpu\": ").append(number(machineLimit));
+        json.append(", \"gc\": ").append(number(gcLimit));
+        json.append(", \"heap_after_gc\": ").append(number(heapLimit)).append('}');
+        json.append(", \"bottleneck\": ").append(warning != null);
+        json.append(", \"warning\": ").append(warning == null ? "null" : string(warning));
+        json.append('}');
+        return new Report(json.toString(), warning);
+    }
+
+    private static double limit(String property, double fallback) {
+        String value = JMeterUtils.getPropDefault(property, "");
+        try {
+            return value.isBlank() ? fallback : Double.parseDouble(value.trim().replace("%", ""));
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+
+    private static String plain(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+
+    /** A JSON number, or null for "not measured". */
+    static String number(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    /** A JSON string (the warning's text: no control characters but quotes and backslashes are escaped). */
+    static String string(String s) {
+        return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + '"';
+    }
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The verdict for CI (issue 12), through JMeter's stock launcher (bin/ApacheJMeter.jar, as scripts/jmeter runs it):
+# exit codes with passing and failing thresholds (JTL and dashboard still complete), the JUnit XML, an unmeasurable
+# criterion, an invalid one, a regression against a doctored baseline (and scripts/compare), the time breakdown's
+# fields and consistency, the load generator's warning, lag and consumer criteria, and `scripts/experiment --quick`.
+# Needs a built jar (scripts/build) and a running broker on 127.0.0.1:9092 (scripts/kafka start).
+#   tests/verdict/run.sh [--no-experiment]     (--no-experiment skips the ~4 minutes of scripts/experiment --quick)
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root" || exit 1
+out="$root/target/verdict-tests"
+rm -rf "$out"
+mkdir -p "$out"
+# shellcheck source=tests/lib/checks.sh
+source "$root/tests/lib/checks.sh"
+
+# run NAME [-J...]: the producer baseline plan, small, with the summary and JUnit report in $out; returns JMeter's exit.
+run() {
+  local name="$1"
+  shift
+  scripts/jmeter -n -t jmeter-plans/producer-baseline.jmx -l "$out/$name.jtl" -j "$out/$name.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jkafka.topic="verdict-$name-$RANDOM$RANDOM" -Jthreads=2 -Jloops=500 \
+    -Jkafka.summary.file="$out/$name-summary.json" -Jkafka.verdict.junit="$out/$name-junit.xml" "$@" \
+    >"$out/$name.out" 2>&1
+  local rc=$?
+  echo "$name: jmeter exit $rc"
+  grep -E '^(verdict|baseline|time breakdown|hint|WARNING)' "$out/$name.out"
+  return $rc
+}
+
+exit_is() { # exit_is EXPECTED COMMAND...
+  local want="$1"
+  shift
+  "$@"
+  local rc=$?
+  [[ $rc == "$want" ]] || { echo "exit code $rc, expected $want"; return 1; }
+}
+
+jtl_rows() { python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(len(r))' "$1"; }
+
+passing() {
+  exit_is 0 run pass -Jaudit=true \
+    '-Jkafka.verdict=error.rate<1%; p99<5s; records.per.sec>=10; audit.missing=0; audit.duplicates=0' &&
+    grep -q '^verdict: PASS (5 criteria)$' "$out/pass.out" &&
+    [[ "$(jtl_rows "$out/pass.jtl")" == 1000 ]]
+}
+
+# A failing verdict exits 3 only after JMeter's own end of test: the JTL has every row and the dashboard exists.
+failing() {
+  exit_is 3 run fail -e -o "$out/fail-report" '-Jkafka.verdict=error.rate<1%; p99<1us; records.per.sec>=100000000' &&
+    grep -q '^verdict: p99 = .* (threshold < 0.0010 ms): FAIL$' "$out/fail.out" &&
+    grep -q '^verdict: FAIL (2 of 3 criteria failed: p99, records.per.sec); jmeter -n exits with code 3$' "$out/fail.out" &&
+    [[ "$(jtl_rows "$out/fail.jtl")" == 1000 ]] && [[ -f "$out/fail-report/index.html" ]] &&
+    grep -q '\.\.\. end of run' "$out/fail.out"
+}
+
+junit_parses() {
+  python3 - "$out/fail-junit.xml" "$out/fail-summary.json" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+cases = suite.findall("testcase")
+assert [c.get("name") for c in cases] == ["error.rate<1%", "p99<1us", "records.per.sec>=100000000"], cases
+assert (suite.get("tests"), suite.get("failures")) == ("3", "2"), suite.attrib
+assert cases[0].find("failure") is None and cases[1].find("failure").get("type") == "threshold"
+v = json.load(open(sys.argv[2]))["verdict"]
+assert (v["passed"], v["exit_code"], [c["passed"] for c in v["criteria"]]) == (False, 3, [True, False, False]), v
+print("junit and summary agree:", suite.attrib)
+PY
+}
+
+unmeasured() {
+  exit_is 3 run unmeasured '-Jkafka.verdict=error.rate<1%; audit.missing=0' &&
+    grep -q '^verdict: audit.missing not measured: no audit ran: set audit=true on the producer (threshold = 0): FAIL$' \
+      "$out/unmeasured.out" &&
+    python3 -c 'import sys,xml.etree.ElementTree as E; f=E.parse(sys.argv[1]).getroot().iter("failure"); assert [x.get("type") for x in f]==["not-measured"]' \
+      "$out/unmeasured-junit.xml"
+}
+
+invalid() {
+  exit_is 3 run invalid '-Jkafka.verdict=p99<50ms; p98<5ms' &&
+    grep -q "unknown metric 'p98' (did you mean p99?)" "$out/invalid.log" &&
+    grep -q "records.per.sec" "$out/invalid.log" && grep -q '^verdict: FAIL: ' "$out/invalid.out"
+}
+
+# A baseline claiming 1000 times the passing run's throughput: whatever this machine's noise, this run is 99 % slower.
+regression() {
+  python3 - "$out/pass-summary.json" "$out/doctored.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["records_per_sec"] *= 1000
+json.dump(s, open(sys.argv[2], "w"))
+PY
+  exit_is 3 run regressed "-Jkafka.verdict.baseline=$out/doctored.json" '-Jkafka.verdict=regression<10%' &&
+    grep -Eq '^baseline .*doctored.json: throughput -99\.[0-9]% ' "$out/regressed.out" &&
+    grep -Eq '^verdict: regression = 99(\.[0-9]+)? % \(threshold < 10 %\): FAIL$' "$out/regressed.out" &&
+    exit_is 0 scripts/compare "$out/pass-summary.json" "$out/pass-summary.json" --max-regression 10 &&
+    exit_is 1 scripts/compare "$out/doctored.json" "$out/pass-summary.json" --max-regression 10 | tee "$out/compare.out" &&
+    grep -Eq '^throughput records/s .* -99\.[0-9]%  worse$' "$out/compare.out"
+}
+
+# The breakdown, over seed 001's sync settings with linger.ms=1 (10,000 messages: several statistics intervals): the line
+# right after the perf line, the fields, local queue + round trip <= send->ack within 25 % (the parts are sampled per
+# interval, the total is exact), and the linger hint with its evidence.
+breakdown() {
+  exit_is 0 run breakdown -Jthreads=4 -Jloops=2500 -Jlinger.ms=1 &&
+    grep -A1 -E '^10000 records sent' "$out/breakdown.out" | tail -n1 | grep -q '^time breakdown: send->ack ' &&
+    grep -q '^hint: linger.ms=1 with one producer per thread and 1 message per sample adds about .* batches nothing' \
+      "$out/breakdown.out" &&
+    python3 - "$out/breakdown-summary.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["breakdown"]
+for k in ("queue_ms", "outbuf_ms", "rtt_ms", "rtt_p99_ms", "requests_per_sec", "batch_records", "batch_fill_pct",
+          "in_flight_mean", "in_flight_max", "retries", "hints"):
+    assert k in b and b[k] is not None, (k, b)
+total = b["send_ack_mean_ms"]
+assert 0 < b["queue_ms"] + b["rtt_ms"] <= total * 1.25, b
+assert 1 <= b["batch_records"] <= 1.5 and b["requests_per_sec"] > 0, b
+print(f"queue {b['queue_ms']:.2f} + rtt {b['rtt_ms']:.2f} <= send->ack {total:.2f} ms (+25 %)")
+PY
+}
+
+# The generator's warning: its limits lowered so that this run's CPU passes them, and a control with limits above
+# anything measurable (no warning).
+generator() {
+  exit_is 0 run hot -Jloops=1500 -Jkafka.generator.cpu.limit=0.01 -Jkafka.generator.machine.cpu.limit=101 &&
+    grep -q "^WARNING the load generator was the bottleneck: JMeter's process (engine included) used .* of the .* cores on average (limit 0.01%, kafka.generator.cpu.limit)" "$out/hot.out" &&
+    grep -q "the load generator was the bottleneck" "$out/hot.log" &&
+    exit_is 0 run cool -Jkafka.generator.cpu.limit=101 -Jkafka.generator.machine.cpu.limit=101 &&
+    ! grep -q "the load generator was the bottleneck" "$out/cool.out" &&
+    python3 - "$out/hot-summary.json" "$out/cool-summary.json" <<'PY'
+import json, sys
+hot, cool = (json.load(open(p))["generator"] for p in sys.argv[1:])
+assert hot["bottleneck"] is True and cool["bottleneck"] is False, (hot, cool)
+for g in (hot, cool):
+    assert g["samples"] >= 1 and g["process_cpu_pct"]["mean"] is not None and g["rss_mb"]["max"] > 0, g
+    assert g["native_malloc_mb"]["max"] > 0 and g["gc"]["pause_pct"] is not None, g
+print("generator:", {k: hot[k] for k in ("samples", "process_cpu_pct", "machine_cpu_pct", "native_malloc_mb")})
+PY
+}
+
+# Producers, one throttled consumer and the lag monitor (tests/consumer's "throttled" run): the lag grows, so
+# lag=stable fails while the consumer's and producer's criteria pass; both summaries get the verdict block.
+lag_and_consumer() {
+  scripts/jmeter -n -t jmeter-plans/end-to-end.jmx -l "$out/e2e.jtl" -j "$out/e2e.log" -Jduration=12 -Jdrain=0 \
+    -Jlag.delay=3 -Jlag.interval.ms=1000 -Jproducer.samples.per.minute=3000 -Jconsumers=1 -Jconsumer.think.ms=1000 \
+    -Jmax.records=10 -Jaudit=false -Jcheck.sequence=false -Jkafka.summary.file="$out/e2e-producer.json" \
+    -Jkafka.consumer.summary.file="$out/e2e-consumer.json" \
+    '-Jkafka.verdict=lag=stable; consumer.records>=10; e2e.p99<60s; error.rate<1%' >"$out/e2e.out" 2>&1
+  local rc=$?
+  grep '^verdict' "$out/e2e.out"
+  [[ $rc == 3 ]] &&
+    grep -q '^verdict: lag = growing (threshold = stable): FAIL$' "$out/e2e.out" &&
+    grep -q '^verdict: FAIL (1 of 4 criteria failed: lag); jmeter -n exits with code 3$' "$out/e2e.out" &&
+    python3 - "$out/e2e-producer.json" "$out/e2e-consumer.json" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    s = json.load(open(path))
+    assert s["verdict"]["passed"] is False and s["lag"]["growing_readings"] >= 1, (path, s["lag"])
+print("lag block:", s["lag"])
+PY
+}
+
+experiment_quick() {
+  scripts/experiment --quick --out "$out/experiments" >"$out/experiment.out" 2>&1
+  local rc=$?
+  tail -n 3 "$out/experiment.out"
+  ((rc == 0)) && python3 - "$out/experiments" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+names = ["partitions", "replication", "record-size", "consumer-threads", "acks", "baseline-sweep"]
+page = open(os.path.join(d, "index.html")).read()
+for n in names:
+    r = json.load(open(os.path.join(d, n + ".json")))
+    assert len(r["medians"]) == len(r["points"]) and all(m and m["records_per_sec"] for m in r["medians"]), (n, r["medians"])
+    assert r["direction"] and r["seed"], n
+    md = open(os.path.join(d, n + ".md")).read()
+    assert md.count("\n| ") == len(r["points"]) + 1 and "bounded by" in md, md
+    assert os.path.getsize(os.path.join(d, n + ".png")) > 1000, n
+    assert f"href='{n}.md'" in page and f"src='{n}.png'" in page, n
+    print(f"{n}: {r['direction']}")
+PY
+}
+
+check "verdict passes: exit 0, JTL complete" passing
+check "verdict fails: exit 3 after the JTL and dashboard are complete" failing
+check "JUnit XML parses: one case per criterion" junit_parses
+check "an unmeasurable criterion fails" unmeasured
+check "an invalid criterion is refused with the valid names, exit 3" invalid
+check "regression against a doctored baseline, scripts/compare" regression
+check "time breakdown present and consistent" breakdown
+check "load-generator warning raised and not raised" generator
+check "end-to-end plan: lag and consumer criteria judged" lag_and_consumer
+if [[ "${1:-}" != "--no-experiment" ]]; then
+  check "scripts/experiment --quick outputs parse" experiment_quick
+fi
+summary
