@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.apache.jmeter.testbeans.gui.GenericTestBeanCustomizer;
+import org.apache.jmeter.util.JMeterUtils;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,10 +30,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ElementsBeanInfoTest {
 
-    /** BeanInfoSupport reads the Resources in JMeter's locale: without JMeter's properties it finds none. */
+    /** BeanInfoSupport reads the Resources in JMeter's locale: without one (JMeter not started) it finds none. */
     @BeforeAll
     static void jmeter() {
         TestJMeter.init();
+        JMeterUtils.initLocale();
     }
 
     private static final Map<Class<?>, List<ElementSetting>> ELEMENTS = Map.of(
@@ -66,6 +68,7 @@ class ElementsBeanInfoTest {
                 element.getSimpleName() + ": the form shows exactly the table's settings");
         String title = ResourceBundle.getBundle(element.getName() + "Resources").getString("displayName");
         assertTrue(title.startsWith("Kafka "), title);
+        assertEquals(title, info.getBeanDescriptor().getDisplayName(), "the element's name in JMeter's Add menu");
         Set<String> names = new LinkedHashSet<>();
         Set<String> tooltips = new LinkedHashSet<>();
         for (ElementSetting setting : settings) {
@@ -80,7 +83,7 @@ class ElementsBeanInfoTest {
             assertEquals(Boolean.TRUE, p.getValue(GenericTestBeanCustomizer.NOT_UNDEFINED), where);
             assertEquals(setting.defaultValue(), p.getValue(GenericTestBeanCustomizer.DEFAULT), where + " default");
             assertEquals(setting.group(), p.getValue(GenericTestBeanCustomizer.GROUP), where + " group");
-            if (setting.defaultValue().isEmpty() && setting.key() != null && !setting.property().equals("password")) {
+            if (setting.defaultValue().isEmpty() && setting.key() != null) {
                 assertTrue(p.getShortDescription().contains("empty"),
                         where + ": an empty field's meaning belongs in its tooltip: " + p.getShortDescription());
             }
