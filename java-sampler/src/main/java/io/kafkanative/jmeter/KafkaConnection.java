@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.jmeter.config.ConfigElement;
+import org.apache.jmeter.engine.util.NoConfigMerge;
 import org.apache.jmeter.testbeans.TestBean;
 import org.apache.jmeter.testbeans.TestBeanHelper;
 import org.apache.jmeter.testelement.AbstractTestElement;
@@ -18,11 +19,13 @@ import org.apache.jmeter.testbeans.gui.TextAreaEditor;
  * Kafka Connection: a plan's cluster and security in one config element, as JDBC Connection Configuration holds a
  * database pool. The Kafka samplers name it in their Connection field.
  *
- * <p>At test start (before any thread samples) its settings are evaluated once and registered under its name in
+ * <p>{@link NoConfigMerge}: JMeter does not copy its properties (the password among them) into the samplers in its
+ * scope. At test start (before any thread samples) its settings are evaluated once and registered under its name in
  * this JVM; a sampler's first sample looks them up. The password is passed to the engine only: it is never logged,
  * and the engine shows secret values as {@code ***} in its messages.
  */
-public class KafkaConnection extends AbstractTestElement implements ConfigElement, TestStateListener, TestBean {
+public class KafkaConnection extends AbstractTestElement
+        implements ConfigElement, NoConfigMerge, TestStateListener, TestBean {
 
     private static final long serialVersionUID = 1L;
 
