@@ -34,8 +34,8 @@ public class KafkaConnection extends AbstractTestElement
 
     /** The Connection's settings in form order. */
     static final List<ElementSetting> SETTINGS = List.of(
-            ElementSetting.text("connectionName", null, "connection", DEFAULT_NAME),
-            ElementSetting.text("bootstrapServers", "bootstrap.servers", "connection",
+            ElementSetting.text("connectionName", null, "cluster", DEFAULT_NAME),
+            ElementSetting.text("bootstrapServers", "bootstrap.servers", "cluster",
                     "${__P(kafka.bootstrap,127.0.0.1:9092)}"),
             ElementSetting.choice("securityProtocol", "security.protocol", "security", "PLAINTEXT",
                     Choices.SECURITY_PROTOCOL),

@@ -2,6 +2,7 @@ package io.kafkanative.jmeter;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -90,6 +91,10 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
             String value = getPropertyAsString(setting.property()).trim();
             if (setting.key() == null || value.isEmpty()) {
                 continue;
+            }
+            if (setting.choices() == Choices.BOOLEAN && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false"))) {
+                // JMeter 5.6.3's form shows and saves a literal false of a true/false dropdown as "False".
+                value = value.toLowerCase(Locale.ROOT);
             }
             if (setting.key().equals("extra.properties")) {
                 extra = extra.isEmpty() ? value : extra + "\n" + value;
