@@ -65,9 +65,9 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
         if (messagesPerSample > 1 && "Statistical".equalsIgnoreCase(mode.trim())
                 && WARNED_STATISTICAL.compareAndSet(false, true)) {
             PRODUCER.log.warn("messages.per.sample={} with mode=Statistical: JMeter counts a failed sample as ONE"
-                    + " error whatever its message count, so the error count undercounts failed messages; use"
-                    + " mode=Standard on remote engines (it sends each sample with its error count), or messages.per.sample=1,"
-                    + " to count every failed message", messagesPerSample);
+                    + " error whatever its message count, so the error count undercounts failed messages; keep the"
+                    + " default mode (StrippedBatch) or Standard/Batch/Asynch for batch samples, or read the failures"
+                    + " from the engine's end-of-test report", messagesPerSample);
             return true;
         }
         return false;
