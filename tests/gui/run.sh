@@ -89,6 +89,17 @@ reopens_saved() {
     { echo "the reopened plan's tree (right) differs from the plan's (left)"; return 1; }
 }
 
+# in_add_menu CATEGORY ENTRY...: the GUI's Add > CATEGORY submenu lists every ENTRY (the elements are found).
+in_add_menu() {
+  local category="$1" entry menu
+  shift
+  menu="$(gui_cmd menu "$category")" || return 1
+  for entry in "$@"; do
+    grep -qx "$entry" <<<"$menu" || { echo "Add > $category lacks '$entry'"; return 1; }
+  done
+  echo "Add > $category lists: $*"
+}
+
 # no_log_errors FROM-LINE: no ERROR in jmeter.log from that line on, which shows the plan being loaded.
 no_log_errors() {
   local errors
@@ -131,6 +142,9 @@ for plan in "${plans[@]}"; do
     check "$plan_name: the GUI starts with it (-t)" test "$opened" = 1
     ((opened)) || break
     started=1
+    check "Add > Sampler lists Kafka Producer, Kafka Consumer, Kafka Lag Monitor" \
+      in_add_menu samplers "Kafka Producer" "Kafka Consumer" "Kafka Lag Monitor"
+    check "Add > Config Element lists Kafka Connection" in_add_menu config_elements 'Kafka Connection'
   else
     log_from="$(($(gui_log_lines) + 1))"
     opened=0
