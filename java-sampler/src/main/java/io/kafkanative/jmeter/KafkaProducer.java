@@ -41,7 +41,7 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
             ElementSetting.text("lingerMs", "linger.ms", "delivery", "0"),
             ElementSetting.text("batchSize", "batch.size", "delivery", ""),
             ElementSetting.choice("compressionType", "compression.type", "delivery", "none", Choices.COMPRESSION),
-            ElementSetting.choice("producerScope", "producer.scope", "delivery", "thread", Choices.PRODUCER_SCOPE),
+            ElementSetting.choice("producerScope", "producer.scope", "delivery", "test", Choices.PRODUCER_SCOPE),
             ElementSetting.text("messagesPerSample", "messages.per.sample", "delivery", "1"),
             ElementSetting.text("timeoutMs", "timeout.ms", "timing", "3000"),
             ElementSetting.text("targetRate", "target.rate", "timing", ""),
@@ -71,7 +71,7 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
     private String lingerMs = "0";
     private String batchSize = "";
     private String compressionType = "none";
-    private String producerScope = "thread";
+    private String producerScope = "test";
     private String messagesPerSample = "1";
     private String timeoutMs = "3000";
     private String targetRate = "";
