@@ -3,16 +3,76 @@
 
 Usage: jmx.py tree PLAN       one line per element, depth first: "depth|name" (the Test Plan has depth 1), the
                               order of JMeter's tree
-       jmx.py samplers PLAN   the names of its Java Request samplers, one a line
+       jmx.py samplers PLAN   the names of its Java Request samplers and Kafka elements, one a line
        jmx.py form-check PLAN NAME FORM
-                              the form the GUI probe read for the Java Request NAME (FORM: its "form" answer)
-                              shows the plan's class in the class dropdown and each saved parameter with its value
+                              the form the GUI probe read for the element NAME (FORM: its "form" answer) shows
+                              what the plan saved: for a Java Request its class in the class dropdown and each
+                              parameter with its value; for a Kafka element (a TestBean) its title, each group, each
+                              setting's label with its tooltip (from the element's Resources.properties) and value
        jmx.py same-plan PLAN SAVED
                               SAVED (the plan as the GUI saved it) has PLAN's elements in the same order and keeps
-                              each Java Request's class and parameter values; prints the parameters the GUI added
+                              each Java Request's class and parameter values and each Kafka element's settings;
+                              prints the parameters the GUI added
 """
+import os
 import sys
 import xml.etree.ElementTree as ET
+
+KAFKA_ELEMENTS = {"io.kafkanative.jmeter." + n for n in ("KafkaConnection", "KafkaProducer", "KafkaConsumer", "KafkaLagMonitor")}
+RESOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../java-sampler/src/main/resources")
+
+
+def resources(cls):
+    """The element's Resources.properties as a dict (display names and tooltips)."""
+    path = os.path.join(RESOURCES, cls.replace(".", "/") + "Resources.properties")
+    out = {}
+    for line in open(path, encoding="utf-8"):
+        if "=" in line and not line.startswith("#"):
+            k, v = line.rstrip("\n").split("=", 1)
+            out[k] = v
+    return out
+
+
+def settings(e):
+    """{property: value} of a Kafka element's saved settings."""
+    return {p.get("name"): p.text or "" for p in e.findall("stringProp")}
+
+
+def bean_form_check(e, form_file):
+    """Problems between a Kafka element's saved settings and the probe's reading of its form."""
+    lines = open(form_file, encoding="utf-8").read().splitlines()
+    texts = dict(resources(e.tag))
+    problems = []
+    if not lines or lines[0] != "label|" + texts["displayName"]:
+        problems.append(f"the form's title is {lines[0] if lines else 'missing'!r}, not {texts['displayName']!r}")
+    borders = {l[len("border|"):] for l in lines if l.startswith("border|")}
+    labels = {l[len("label|"):] for l in lines if l.startswith("label|")}
+    tooltips = {l for l in lines if l.startswith("tooltip|")}
+    values = [l.split("|")[1] for l in lines if l.split("|")[0] in ("field", "textarea", "combo")]
+    passwords = sum(1 for l in lines if l.startswith("password|"))
+    for key, text in texts.items():
+        if key.endswith(".displayName") and key.count(".") == 1 and key.split(".")[0] in {"topic", "message", "delivery", "timing", "checks", "client", "cluster", "security"}:
+            if text not in borders:
+                problems.append(f"no group titled {text!r} (borders: {sorted(borders)})")
+    for name, value in settings(e).items():
+        label = texts.get(name + ".displayName")
+        if label is None:
+            problems.append(f"{name} has no display name in the Resources")
+            continue
+        label += ":"  # as TestBeanGUI shows it
+        if label not in labels:
+            problems.append(f"no label {label!r} for {name}")
+        if f"tooltip|{label}|<html>{texts.get(name + '.shortDescription')}</html>" not in tooltips:
+            problems.append(f"the label {label!r} lacks its tooltip")
+        if name == "password":
+            if passwords != 1:
+                problems.append("the password is not in a password field")
+        elif value not in values and not (value in ("true", "false") and value.capitalize() in values):
+            # (JMeter 5.6.3 shows a literal true/false of a dropdown as True/False; the sampler accepts both)
+            problems.append(f"{name}: the value {value!r} is not shown")
+        else:
+            values.remove(value if value in values else value.capitalize())
+    return problems
 
 
 def elements(hash_tree, depth):
@@ -64,6 +124,14 @@ def same_plan(plan, saved):
     problems = []
     if tree(plan) != tree(saved):
         problems.append(f"elements differ: {tree(plan)} != {tree(saved)}")
+    kafka = lambda p: {e.get("testname", ""): (e.tag, settings(e)) for _, e in elements(ET.parse(p).getroot().find("hashTree"), 1) if e.tag in KAFKA_ELEMENTS}
+    for name, (tag, props) in kafka(plan).items():
+        saved_tag, saved_props = kafka(saved).get(name, (None, {}))
+        if saved_tag != tag:
+            problems.append(f"{name}: saved as {saved_tag}, was {tag}")
+        for key, value in props.items():
+            if saved_props.get(key, "") != value and not (value in ("true", "false") and saved_props.get(key) == value.capitalize()):
+                problems.append(f"{name}: {key} = {saved_props.get(key)!r}, was {value!r}")
     before, after = java_requests(plan), java_requests(saved)
     for name, (classname, args) in before.items():
         if name not in after:
@@ -94,18 +162,18 @@ def main():
     for depth, e in elements(top, 1):
         if what == "tree":
             print(f"{depth}|{e.get('testname', '')}")
-        elif what == "samplers" and e.tag == "JavaSampler":
+        elif what == "samplers" and (e.tag == "JavaSampler" or e.tag in KAFKA_ELEMENTS):
             print(e.get("testname", ""))
-        elif what == "form-check" and e.tag == "JavaSampler" and e.get("testname") == sys.argv[3]:
+        elif what == "form-check" and (e.tag == "JavaSampler" or e.tag in KAFKA_ELEMENTS) and e.get("testname") == sys.argv[3]:
             found = True
-            problems = form_check(e, sys.argv[4])
+            problems = form_check(e, sys.argv[4]) if e.tag == "JavaSampler" else bean_form_check(e, sys.argv[4])
             for p in problems:
                 print(p)
             if problems:
                 sys.exit(1)
-            print(f"{sys.argv[3]}: class and every saved parameter shown")
+            print(f"{sys.argv[3]}: every saved setting shown")
     if what == "form-check" and not found:
-        print(f"no Java Request named {sys.argv[3]} in {plan}")
+        print(f"no Java Request or Kafka element named {sys.argv[3]} in {plan}")
         sys.exit(1)
 
 

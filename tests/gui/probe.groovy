@@ -14,6 +14,7 @@
 //   save PATH        write the plan as the GUI holds it (the form being edited included) to PATH, as File > Save
 //                    As does, without the dialog (for save / reopen / run round trips)
 //   title            the main window's title
+//   menu CATEGORY    the entries of the Add submenu CATEGORY (samplers or config_elements), one a line
 //   exit             end JMeter (as File > Exit without the save prompt)
 // Nothing here changes the plan: it only reads the GUI, selects tree nodes, saves a copy, and exits.
 import javax.swing.*
@@ -120,6 +121,16 @@ def commands = [
     },
     form  : { arg -> onEdt { formLines((Component) GuiPackage.instance.currentGui) } },
     title : { arg -> onEdt { [GuiPackage.instance.mainFrame.title] } },
+    // the entries of one Add submenu (samplers, config_elements: MenuFactory's categories), as Add > ... lists them
+    menu  : { arg ->
+        def category = [samplers: org.apache.jmeter.gui.util.MenuFactory.SAMPLERS,
+                        config_elements: org.apache.jmeter.gui.util.MenuFactory.CONFIG_ELEMENTS][arg]
+        if (!category) throw new IllegalArgumentException("menu needs samplers or config_elements")
+        onEdt {
+            def menu = org.apache.jmeter.gui.util.MenuFactory.makeMenu(category, "Add")
+            (0..<menu.itemCount).collect { menu.getItem(it)?.text }.findAll { it }
+        }
+    },
     save  : { arg ->
         if (!arg) throw new IllegalArgumentException("save needs a file name")
         onEdt {

@@ -4,7 +4,9 @@
 # - the window's title names the plan, and the tree holds the plan's elements in order;
 # - for each sampler, selecting it shows its form with the saved class and settings (read from the live Swing
 #   components by tests/gui/probe.groovy, which JMeter runs as its JSR-223 init script);
-# - the plan saved from the GUI keeps its elements and settings;
+# - the plan saved from the GUI keeps its elements and settings, and reopens;
+# - for each Kafka element (Connection, Producer, Consumer, Lag Monitor), the form shows its title, its groups,
+#   each setting's label with its tooltip and the saved value, the password in a password field (tests/gui/jmx.py);
 # - jmeter.log has no ERROR from the GUI's start or from opening a plan, and JMeter exits when asked;
 # - screenshots: target/gui-tests/<plan>.png (the whole plan, tree expanded) and
 #   target/gui-tests/<plan>--<sampler>.png (that sampler's form). They are not compared with references: look at them.
@@ -75,6 +77,25 @@ saves_plan() {
   python3 tests/gui/jmx.py same-plan "$plan" "$plan_dir/saved.jmx"
 }
 
+# The saved plan opens again (File > Open) with the same tree; the current plan is then the saved one.
+reopens_saved() {
+  gui_load "$plan_dir/saved.jmx" || return 1
+  gui_cmd tree >"$plan_dir/saved-tree.txt" || return 1
+  diff <(python3 tests/gui/jmx.py tree "$plan") <(cut -d'|' -f1,2 "$plan_dir/saved-tree.txt") ||
+    { echo "the reopened plan's tree (right) differs from the plan's (left)"; return 1; }
+}
+
+# in_add_menu CATEGORY ENTRY...: the GUI's Add > CATEGORY submenu lists every ENTRY (the elements are found).
+in_add_menu() {
+  local category="$1" entry menu
+  shift
+  menu="$(gui_cmd menu "$category")" || return 1
+  for entry in "$@"; do
+    grep -qx "$entry" <<<"$menu" || { echo "Add > $category lacks '$entry'"; return 1; }
+  done
+  echo "Add > $category lists: $*"
+}
+
 # no_log_errors FROM-LINE: no ERROR in jmeter.log from that line on, which shows the plan being loaded.
 no_log_errors() {
   local errors
@@ -117,6 +138,9 @@ for plan in "${plans[@]}"; do
     check "$plan_name: the GUI starts with it (-t)" test "$opened" = 1
     ((opened)) || break
     started=1
+    check "Add > Sampler lists Kafka Producer, Kafka Consumer, Kafka Lag Monitor" \
+      in_add_menu samplers "Kafka Producer" "Kafka Consumer" "Kafka Lag Monitor"
+    check "Add > Config Element lists Kafka Connection" in_add_menu config_elements 'Kafka Connection'
   else
     log_from="$(($(gui_log_lines) + 1))"
     opened=0
@@ -131,6 +155,7 @@ for plan in "${plans[@]}"; do
     check "$plan_name: '$sampler' form shows its class and saved settings (screenshot)" sampler_form "$sampler"
   done < <(python3 tests/gui/jmx.py samplers "$plan")
   check "$plan_name: the GUI saves the plan with its elements and settings" saves_plan
+  check "$plan_name: the saved plan reopens with the same elements" reopens_saved
   check "$plan_name: no ERROR in jmeter.log since it was opened" no_log_errors "$log_from"
 done
 if ((started)); then check "JMeter exits when asked" closes; fi

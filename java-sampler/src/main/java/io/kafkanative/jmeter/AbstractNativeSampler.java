@@ -99,6 +99,12 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         }
     }
 
+    /**
+     * The response code of the one sample that says the engine does not load in this JVM (another OS or CPU, a
+     * missing or broken library): the plan is fine, the machine is not a load generator.
+     */
+    public static final String ENGINE_UNAVAILABLE = "ENGINE_UNAVAILABLE";
+
     private final Kind<R> kind;
 
     /**
@@ -188,8 +194,17 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
      * @param config the engine's configuration, [name0, value0, name1, value1, ...]
      */
     public final void setup(String label, String[] config) {
+        setup(label, () -> config);
+    }
+
+    /**
+     * As {@link #setup(String, String[])}, the configuration being built first: a mistake found while building it
+     * (e.g. a Kafka Connection name that the plan does not have) is an {@link EngineException} reported the same way.
+     */
+    public final void setup(String label, Supplier<String[]> configuration) {
         this.label = label;
         try {
+            String[] config = configuration.get();
             configure(config);
             NativeLibrary.load();
             Verdict.atTestStart(); // kafka.verdict checked before any load; the generator watched
@@ -202,9 +217,12 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             kind.openHandles.incrementAndGet();
         } catch (EngineException e) {
             setupError = e.toError();
-        } catch (RuntimeException | LinkageError e) {
-            // An engine that does not load (UnsatisfiedLinkError) is a matter of installation: the same code as a
-            // configuration mistake, with the loader's message saying what to fix.
+        } catch (LinkageError e) {
+            // The engine does not load: a laptop building plans (macOS, Windows, another CPU) or a broken install.
+            setupError = new EngineError(ENGINE_UNAVAILABLE, "the Kafka engine is built for " + NativeLibrary.PLATFORM
+                    + " and did not load in this JVM (" + (e.getMessage() != null ? e.getMessage() : e.toString())
+                    + "); plans can be built and edited here, run them on a Linux x86_64 load generator");
+        } catch (RuntimeException e) {
             setupError = new EngineError("CONFIG_ERROR", e.getMessage() != null ? e.getMessage() : e.toString());
         }
         if (setupError != null) {

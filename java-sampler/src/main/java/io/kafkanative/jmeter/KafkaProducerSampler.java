@@ -1,7 +1,10 @@
 package io.kafkanative.jmeter;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
 import org.apache.jmeter.samplers.Interruptible;
+import org.apache.jmeter.util.JMeterUtils;
 
 /**
  * JMeter "Java Request" that sends Kafka messages through the Rust engine.
@@ -23,6 +26,11 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
             .interruptible(NativeProducer::interrupt)
             .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, NativeProducer::report);
 
+    /** The JMeter property naming how results travel from remote engines (JMeter's own {@code mode}). */
+    static final String MODE_PROPERTY = "mode";
+    /** Set once this JVM has warned that Statistical mode undercounts batch samples' failures. */
+    private static final AtomicBoolean WARNED_STATISTICAL = new AtomicBoolean();
+
     private boolean valueFromJMeter;
     private long closeTimeoutMs;
 
@@ -42,6 +50,27 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
         valueFromJMeter = ProducerParameters.valueFromJMeter(config);
         // close() flushes messages still in flight: give it the send timeout plus a margin.
         closeTimeoutMs = ProducerParameters.timeoutMs(config) + 1000;
+        warnIfUndercounted(ProducerParameters.number(config, "messages.per.sample", 1),
+                JMeterUtils.getPropDefault(MODE_PROPERTY, ""));
+    }
+
+    /**
+     * Remote engines in {@code mode=Statistical} count a failed sample as one error whatever its message count:
+     * 100 failed samples of 5 messages show as 100 errors, not 500. Said once per JVM, at the first setup, so that
+     * the error rate of a batch test run that way is not read as a message error rate.
+     *
+     * @return whether this call printed the warning
+     */
+    static boolean warnIfUndercounted(long messagesPerSample, String mode) {
+        if (messagesPerSample > 1 && "Statistical".equalsIgnoreCase(mode.trim())
+                && WARNED_STATISTICAL.compareAndSet(false, true)) {
+            PRODUCER.log.warn("messages.per.sample={} with mode=Statistical: JMeter counts a failed sample as ONE"
+                    + " error whatever its message count, so the error count undercounts failed messages; keep the"
+                    + " default mode (StrippedBatch) or Standard/Batch/Asynch for batch samples, or read the failures"
+                    + " from the engine's end-of-test report", messagesPerSample);
+            return true;
+        }
+        return false;
     }
 
     @Override

@@ -1,0 +1,29 @@
+package io.kafkanative.jmeter;
+
+import java.util.List;
+
+/**
+ * The values the engine allows for each enum setting: the one table the elements' dropdowns are built from.
+ * ChoicesTest holds it against the engine itself (each value is accepted, any other is refused with a message
+ * naming them), so a value added to the engine and not here, or the reverse, fails the build.
+ */
+final class Choices {
+
+    static final List<String> BOOLEAN = List.of("true", "false");
+    static final List<String> POLICY = List.of("capacity", "reliability");
+    static final List<String> ACKS = List.of("0", "1", "all");
+    static final List<String> COMPRESSION = List.of("none", "gzip", "snappy", "lz4", "zstd");
+    static final List<String> PRODUCER_SCOPE = List.of("thread", "test");
+    static final List<String> VALUE_MODE = List.of("fixed", "template", "file", "jmeter");
+    static final List<String> KEY_MODE = List.of("none", "sequence", "random", "fixed", "template");
+    static final List<String> PREFLIGHT = List.of("fail", "warn", "off");
+    /** The named assignments; a partition list (0,1,2 or 0-5) is typed into the same field. */
+    static final List<String> ASSIGNMENT = List.of("all", "subscribe");
+    static final List<String> COMMIT = List.of("auto", "sync", "none");
+    static final List<String> OFFSET_RESET = List.of("earliest", "latest", "error");
+    static final List<String> SECURITY_PROTOCOL = List.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
+    static final List<String> SASL_MECHANISM = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+
+    private Choices() {
+    }
+}

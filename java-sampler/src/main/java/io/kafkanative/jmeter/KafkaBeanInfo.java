@@ -1,0 +1,39 @@
+package io.kafkanative.jmeter;
+
+import java.beans.PropertyDescriptor;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.jmeter.testbeans.BeanInfoSupport;
+
+/**
+ * The form of a Kafka element, built from its {@link ElementSetting} table: one group per setting group, in table
+ * order; every field required to be defined, with its default; enum settings as dropdowns of {@link Choices} that
+ * still accept typed text (a {@code ${__P(name,default)}} for a CLI override; the engine validates the value).
+ * Display names and tooltips are in the element's {@code <Element>Resources.properties}.
+ */
+abstract class KafkaBeanInfo extends BeanInfoSupport {
+
+    protected KafkaBeanInfo(Class<? extends org.apache.jmeter.testbeans.TestBean> element, List<ElementSetting> settings) {
+        super(element);
+        Map<String, List<String>> groups = new LinkedHashMap<>();
+        for (ElementSetting setting : settings) {
+            groups.computeIfAbsent(setting.group(), g -> new ArrayList<>()).add(setting.property());
+        }
+        groups.forEach((group, names) -> createPropertyGroup(group, names.toArray(new String[0])));
+        for (ElementSetting setting : settings) {
+            PropertyDescriptor p = property(setting.property());
+            p.setValue(NOT_UNDEFINED, Boolean.TRUE);
+            p.setValue(DEFAULT, setting.defaultValue());
+            if (!setting.choices().isEmpty()) {
+                p.setValue(TAGS, setting.choices().toArray(new String[0]));
+                p.setValue(NOT_OTHER, Boolean.FALSE);
+            }
+            if (setting.editor() != null) {
+                p.setPropertyEditorClass(setting.editor());
+            }
+        }
+    }
+}

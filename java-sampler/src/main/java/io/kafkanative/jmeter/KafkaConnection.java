@@ -1,0 +1,199 @@
+package io.kafkanative.jmeter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.jmeter.config.ConfigElement;
+import org.apache.jmeter.engine.util.NoConfigMerge;
+import org.apache.jmeter.testbeans.TestBean;
+import org.apache.jmeter.testbeans.TestBeanHelper;
+import org.apache.jmeter.testelement.AbstractTestElement;
+import org.apache.jmeter.testelement.TestStateListener;
+import org.apache.jmeter.testbeans.gui.FileEditor;
+import org.apache.jmeter.testbeans.gui.PasswordEditor;
+import org.apache.jmeter.testbeans.gui.TextAreaEditor;
+
+/**
+ * Kafka Connection: a plan's cluster and security in one config element, as JDBC Connection Configuration holds a
+ * database pool. The Kafka samplers name it in their Connection field.
+ *
+ * <p>{@link NoConfigMerge}: JMeter does not copy its properties (the password among them) into the samplers in its
+ * scope. At test start (before any thread samples) its settings are evaluated once and registered under its name in
+ * this JVM; a sampler's first sample looks them up. The password is passed to the engine only: it is never logged,
+ * and the engine shows secret values as {@code ***} in its messages.
+ */
+public class KafkaConnection extends AbstractTestElement
+        implements ConfigElement, NoConfigMerge, TestStateListener, TestBean {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The name a new Connection and a new sampler start with. */
+    static final String DEFAULT_NAME = "kafka";
+
+    /** The Connection's settings in form order. */
+    static final List<ElementSetting> SETTINGS = List.of(
+            ElementSetting.text("connectionName", null, "cluster", DEFAULT_NAME),
+            ElementSetting.text("bootstrapServers", "bootstrap.servers", "cluster",
+                    "${__P(kafka.bootstrap,127.0.0.1:9092)}"),
+            ElementSetting.choice("securityProtocol", "security.protocol", "security", "PLAINTEXT",
+                    Choices.SECURITY_PROTOCOL),
+            ElementSetting.choice("saslMechanism", "sasl.mechanism", "security", "PLAIN", Choices.SASL_MECHANISM),
+            ElementSetting.text("username", "sasl.username", "security", ""),
+            ElementSetting.edited("password", "sasl.password", "security", "", PasswordEditor.class),
+            ElementSetting.edited("caFile", "ssl.ca.location", "security", "", FileEditor.class),
+            ElementSetting.edited("clientProperties", "extra.properties", "client", "${__P(extra.properties,)}",
+                    TextAreaEditor.class));
+
+    /** A Connection's evaluated settings: engine pairs, and the client property list apart (merged by samplers). */
+    record Registered(List<String> settings, String clientProperties) {
+    }
+
+    private static final Map<String, Registered> REGISTERED = new ConcurrentHashMap<>();
+
+    private String connectionName = DEFAULT_NAME;
+    private String bootstrapServers = "";
+    private String securityProtocol = "PLAINTEXT";
+    private String saslMechanism = "PLAIN";
+    private String username = "";
+    private String password = "";
+    private String caFile = "";
+    private String clientProperties = "";
+
+    /** Evaluates the settings (functions such as __P included) and registers them under the Connection's name. */
+    @Override
+    public void testStarted() {
+        setRunningVersion(true);
+        TestBeanHelper.prepare(this);
+        REGISTERED.put(connectionName.trim(), registered());
+    }
+
+    Registered registered() {
+        List<String> pairs = new ArrayList<>();
+        add(pairs, "bootstrap.servers", bootstrapServers);
+        String protocol = securityProtocol.trim();
+        add(pairs, "security.protocol", protocol);
+        if (protocol.toUpperCase(java.util.Locale.ROOT).startsWith("SASL")) {
+            // SASL settings only where they apply: librdkafka warns about the others.
+            add(pairs, "sasl.mechanism", saslMechanism);
+            add(pairs, "sasl.username", username);
+            add(pairs, "sasl.password", password);
+        }
+        add(pairs, "ssl.ca.location", caFile);
+        return new Registered(List.copyOf(pairs), clientProperties.trim());
+    }
+
+    private static void add(List<String> pairs, String key, String value) {
+        if (value != null && !value.isBlank()) {
+            pairs.add(key);
+            pairs.add(value.trim());
+        }
+    }
+
+    /**
+     * The settings of the Connection named {@code name}, registered at test start in this JVM.
+     *
+     * @throws EngineException CONFIG_ERROR naming the Connections the plan has, when none has that name
+     */
+    static Registered lookup(String name, String sampler) {
+        String wanted = name == null ? "" : name.trim();
+        Registered found = REGISTERED.get(wanted);
+        if (found == null) {
+            throw new EngineException("CONFIG_ERROR", "connection: no Kafka Connection named '" + wanted + "' in the"
+                    + " plan (it has " + (REGISTERED.isEmpty() ? "none" : String.join(", ", REGISTERED.keySet()))
+                    + "); add one (Add > Config Element > Kafka Connection) in scope of " + sampler
+                    + ", or set the sampler's Connection to its name");
+        }
+        return found;
+    }
+
+    @Override
+    public void testStarted(String host) {
+        testStarted();
+    }
+
+    @Override
+    public void testEnded() {
+        REGISTERED.remove(connectionName.trim());
+    }
+
+    @Override
+    public void testEnded(String host) {
+        testEnded();
+    }
+
+    /** Nothing to merge into samplers: they look the Connection up by name. */
+    @Override
+    public void addConfigElement(ConfigElement config) {
+    }
+
+    @Override
+    public boolean expectsModification() {
+        return false;
+    }
+
+    public String getConnectionName() {
+        return connectionName;
+    }
+
+    public void setConnectionName(String connectionName) {
+        this.connectionName = connectionName;
+    }
+
+    public String getBootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public void setBootstrapServers(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    public String getSecurityProtocol() {
+        return securityProtocol;
+    }
+
+    public void setSecurityProtocol(String securityProtocol) {
+        this.securityProtocol = securityProtocol;
+    }
+
+    public String getSaslMechanism() {
+        return saslMechanism;
+    }
+
+    public void setSaslMechanism(String saslMechanism) {
+        this.saslMechanism = saslMechanism;
+    }
+
+    public String getUsername() {
+        return username;
+    }
+
+    public void setUsername(String username) {
+        this.username = username;
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    public void setPassword(String password) {
+        this.password = password;
+    }
+
+    public String getCaFile() {
+        return caFile;
+    }
+
+    public void setCaFile(String caFile) {
+        this.caFile = caFile;
+    }
+
+    public String getClientProperties() {
+        return clientProperties;
+    }
+
+    public void setClientProperties(String clientProperties) {
+        this.clientProperties = clientProperties;
+    }
+}

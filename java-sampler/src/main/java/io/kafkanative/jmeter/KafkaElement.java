@@ -1,0 +1,158 @@
+package io.kafkanative.jmeter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.jmeter.samplers.AbstractSampler;
+import org.apache.jmeter.samplers.Entry;
+import org.apache.jmeter.samplers.SampleResult;
+import org.apache.jmeter.testbeans.TestBean;
+import org.apache.jmeter.testelement.TestStateListener;
+import org.apache.jmeter.threads.AbstractThreadGroup;
+import org.apache.jmeter.threads.JMeterContext;
+import org.apache.jmeter.threads.JMeterContextService;
+import org.apache.jmeter.threads.JMeterThread;
+
+/**
+ * What the Kafka Producer, Consumer and Lag Monitor samplers share: a TestBean (JMeter builds the form from the
+ * element's BeanInfo, {@link ElementSetting} tables) driving one {@link AbstractNativeSampler} per JMeter thread.
+ *
+ * <p>JMeter clones the element for each thread. A clone's first sample builds the engine's configuration from its
+ * settings and the named {@link KafkaConnection} and opens the engine handle; every sample after that is one
+ * native call, with only the per-sample fields ({@link #perSampleValue}) passed. Handles are closed at test end
+ * ({@link #testEnded}), on JMeter's thread, as for the Java Request classes, so the engine's end-of-test report
+ * covers every thread.
+ *
+ * <p>Where the engine does not load (a laptop on macOS or Windows), the elements still appear, edit, save and
+ * reopen: nothing here touches the engine before a sample. A run then ends with one failed sample saying so.
+ *
+ * @param <D> the engine sampler the element drives
+ */
+public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends AbstractSampler
+        implements TestBean, TestStateListener {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Every engine sampler opened by an element in this JVM and not yet closed: closed at test end. */
+    private static final Set<AbstractNativeSampler<?>> OPEN = ConcurrentHashMap.newKeySet();
+    /** Whether one sample of this test already reported that the engine does not load here. */
+    private static final AtomicBoolean ENGINE_MISSING_REPORTED = new AtomicBoolean();
+
+    private transient D engine;
+
+    /** Connection: the name of the plan's Kafka Connection element whose cluster and security this uses. */
+    private String connection = KafkaConnection.DEFAULT_NAME;
+
+    /** The engine sampler of the element's kind; its constructor must stay cheap (no engine loaded). */
+    protected abstract D newEngine();
+
+    /** The element's settings in form order (its BeanInfo's table). */
+    protected abstract List<ElementSetting> settings();
+
+    /** The value passed to the engine with each sample (the producer's value for value.mode=jmeter), else null. */
+    protected String perSampleValue() {
+        return null;
+    }
+
+    @Override
+    public SampleResult sample(Entry entry) {
+        if (engine == null) {
+            engine = newEngine();
+            engine.setup(getName(), this::engineConfig);
+            OPEN.add(engine);
+        }
+        SampleResult result = engine.sample(getName(), perSampleValue());
+        if (AbstractNativeSampler.ENGINE_UNAVAILABLE.equals(result.getResponseCode())
+                && !ENGINE_MISSING_REPORTED.compareAndSet(false, true)) {
+            // One clear sample says the engine is missing; the other threads end without repeating it.
+            JMeterThread thread = getThreadContext().getThread();
+            if (thread != null) {
+                thread.stop();
+            }
+            return null;
+        }
+        return result;
+    }
+
+    /**
+     * The engine's configuration, [name0, value0, ...]: the Connection's cluster and security, this element's
+     * non-blank settings, both client property lists as one {@code extra.properties}, and the thread's number and
+     * group size. Read once per thread, at its first sample.
+     */
+    String[] engineConfig() {
+        KafkaConnection.Registered cluster = KafkaConnection.lookup(connection, getName());
+        List<String> config = new ArrayList<>(cluster.settings());
+        String extra = cluster.clientProperties();
+        for (ElementSetting setting : settings()) {
+            String value = getPropertyAsString(setting.property()).trim();
+            if (setting.key() == null || value.isEmpty()) {
+                continue;
+            }
+            if (setting.choices() == Choices.BOOLEAN && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false"))) {
+                // JMeter 5.6.3's form shows and saves a literal false of a true/false dropdown as "False".
+                value = value.toLowerCase(Locale.ROOT);
+            }
+            if (setting.key().equals("extra.properties")) {
+                extra = extra.isEmpty() ? value : extra + "\n" + value;
+            } else {
+                config.add(setting.key());
+                config.add(value);
+            }
+        }
+        if (!extra.isEmpty()) {
+            config.add("extra.properties");
+            config.add(extra);
+        }
+        JMeterContext context = JMeterContextService.getContext();
+        AbstractThreadGroup group = context.getThreadGroup();
+        if (group != null) {
+            config.add(ProducerParameters.THREAD_NUMBER);
+            config.add(String.valueOf(context.getThreadNum() + 1));
+            config.add(ProducerParameters.THREAD_COUNT);
+            config.add(String.valueOf(group.getNumThreads()));
+        }
+        return config.toArray(new String[0]);
+    }
+
+    /** The engine sampler, for the Interruptible kinds. */
+    protected D engine() {
+        return engine;
+    }
+
+    @Override
+    public void testStarted() {
+        ENGINE_MISSING_REPORTED.set(false);
+    }
+
+    @Override
+    public void testStarted(String host) {
+        testStarted();
+    }
+
+    /** Closes every handle the elements opened in this JVM (JMeter calls this once per element: the first closes all). */
+    @Override
+    public void testEnded() {
+        for (AbstractNativeSampler<?> open : OPEN) {
+            if (OPEN.remove(open)) {
+                open.teardown();
+            }
+        }
+    }
+
+    @Override
+    public void testEnded(String host) {
+        testEnded();
+    }
+
+    public String getConnection() {
+        return connection;
+    }
+
+    public void setConnection(String connection) {
+        this.connection = connection;
+    }
+}

@@ -1,0 +1,336 @@
+package io.kafkanative.jmeter;
+
+import java.util.List;
+
+import org.apache.jmeter.samplers.Interruptible;
+import org.apache.jmeter.testbeans.gui.FileEditor;
+import org.apache.jmeter.testbeans.gui.TextAreaEditor;
+
+/**
+ * Kafka Producer: sends {@code messages.per.sample} messages per sample through the engine and waits for their
+ * acks, as {@link KafkaProducerSampler} does for the Java Request (same engine, same settings and results).
+ *
+ * <p>Settings are read once per thread, at its first sample; only {@code value} (value.mode=jmeter, typically
+ * {@code ${payload}} from a CSV Data Set) is passed with every sample.
+ */
+public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements Interruptible {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The form's settings, in order (KafkaProducerBeanInfo builds the form from it). */
+    static final List<ElementSetting> SETTINGS = List.of(
+            ElementSetting.text("connection", null, "topic", KafkaConnection.DEFAULT_NAME),
+            ElementSetting.text("topic", "topic", "topic", "jmeter-kafka-native"),
+            ElementSetting.text("partition", "partition", "topic", ""),
+            ElementSetting.choice("topicCreate", "topic.create", "topic", "false", Choices.BOOLEAN),
+            ElementSetting.text("topicPartitions", "topic.partitions", "topic", ""),
+            ElementSetting.text("topicReplication", "topic.replication", "topic", ""),
+            ElementSetting.choice("valueMode", "value.mode", "message", "fixed", Choices.VALUE_MODE),
+            ElementSetting.text("recordSize", "record.size", "message", "1024"),
+            ElementSetting.text("valueTemplate", "value.template", "message", ""),
+            ElementSetting.edited("payloadFile", "payload.file", "message", "", FileEditor.class),
+            ElementSetting.text("value", null, "message", ""),
+            ElementSetting.choice("keyMode", "key.mode", "message", "none", Choices.KEY_MODE),
+            ElementSetting.text("key", "key", "message", ""),
+            ElementSetting.text("headers", "headers", "message", ""),
+            ElementSetting.choice("stampTime", "stamp.time", "message", "false", Choices.BOOLEAN),
+            ElementSetting.choice("policy", "policy", "delivery", "capacity", Choices.POLICY),
+            ElementSetting.choice("acks", "acks", "delivery", "", Choices.ACKS),
+            ElementSetting.text("retries", "retries", "delivery", ""),
+            ElementSetting.choice("enableIdempotence", "enable.idempotence", "delivery", "", Choices.BOOLEAN),
+            ElementSetting.text("lingerMs", "linger.ms", "delivery", "0"),
+            ElementSetting.text("batchSize", "batch.size", "delivery", ""),
+            ElementSetting.choice("compressionType", "compression.type", "delivery", "none", Choices.COMPRESSION),
+            ElementSetting.choice("producerScope", "producer.scope", "delivery", "test", Choices.PRODUCER_SCOPE),
+            ElementSetting.text("messagesPerSample", "messages.per.sample", "delivery", "1"),
+            ElementSetting.text("timeoutMs", "timeout.ms", "timing", "3000"),
+            ElementSetting.text("targetRate", "target.rate", "timing", ""),
+            ElementSetting.choice("preflight", "preflight", "checks", "warn", Choices.PREFLIGHT),
+            ElementSetting.choice("audit", "audit", "checks", "false", Choices.BOOLEAN),
+            ElementSetting.text("auditTimeoutMs", "audit.timeout.ms", "checks", "60000"),
+            ElementSetting.edited("extraProperties", "extra.properties", "client", "", TextAreaEditor.class));
+
+    private String topic = "jmeter-kafka-native";
+    private String partition = "";
+    private String topicCreate = "false";
+    private String topicPartitions = "";
+    private String topicReplication = "";
+    private String valueMode = "fixed";
+    private String recordSize = "1024";
+    private String valueTemplate = "";
+    private String payloadFile = "";
+    private String value = "";
+    private String keyMode = "none";
+    private String key = "";
+    private String headers = "";
+    private String stampTime = "false";
+    private String policy = "capacity";
+    private String acks = "";
+    private String retries = "";
+    private String enableIdempotence = "";
+    private String lingerMs = "0";
+    private String batchSize = "";
+    private String compressionType = "none";
+    private String producerScope = "test";
+    private String messagesPerSample = "1";
+    private String timeoutMs = "3000";
+    private String targetRate = "";
+    private String preflight = "warn";
+    private String audit = "false";
+    private String auditTimeoutMs = "60000";
+    private String extraProperties = "";
+
+    @Override
+    protected KafkaProducerSampler newEngine() {
+        return new KafkaProducerSampler();
+    }
+
+    @Override
+    protected List<ElementSetting> settings() {
+        return SETTINGS;
+    }
+
+    /** The value for value.mode=jmeter, evaluated for this sample (JMeter set the field just before it). */
+    @Override
+    protected String perSampleValue() {
+        return ProducerParameters.VALUE_MODE_JMETER.equals(valueMode.trim()) ? value : null;
+    }
+
+    @Override
+    public boolean interrupt() {
+        KafkaProducerSampler engine = engine();
+        return engine == null || engine.interrupt();
+    }
+
+    public String getTopic() {
+        return topic;
+    }
+
+    public void setTopic(String topic) {
+        this.topic = topic;
+    }
+
+    public String getPartition() {
+        return partition;
+    }
+
+    public void setPartition(String partition) {
+        this.partition = partition;
+    }
+
+    public String getTopicCreate() {
+        return topicCreate;
+    }
+
+    public void setTopicCreate(String topicCreate) {
+        this.topicCreate = topicCreate;
+    }
+
+    public String getTopicPartitions() {
+        return topicPartitions;
+    }
+
+    public void setTopicPartitions(String topicPartitions) {
+        this.topicPartitions = topicPartitions;
+    }
+
+    public String getTopicReplication() {
+        return topicReplication;
+    }
+
+    public void setTopicReplication(String topicReplication) {
+        this.topicReplication = topicReplication;
+    }
+
+    public String getValueMode() {
+        return valueMode;
+    }
+
+    public void setValueMode(String valueMode) {
+        this.valueMode = valueMode;
+    }
+
+    public String getRecordSize() {
+        return recordSize;
+    }
+
+    public void setRecordSize(String recordSize) {
+        this.recordSize = recordSize;
+    }
+
+    public String getValueTemplate() {
+        return valueTemplate;
+    }
+
+    public void setValueTemplate(String valueTemplate) {
+        this.valueTemplate = valueTemplate;
+    }
+
+    public String getPayloadFile() {
+        return payloadFile;
+    }
+
+    public void setPayloadFile(String payloadFile) {
+        this.payloadFile = payloadFile;
+    }
+
+    public String getValue() {
+        return value;
+    }
+
+    public void setValue(String value) {
+        this.value = value;
+    }
+
+    public String getKeyMode() {
+        return keyMode;
+    }
+
+    public void setKeyMode(String keyMode) {
+        this.keyMode = keyMode;
+    }
+
+    public String getKey() {
+        return key;
+    }
+
+    public void setKey(String key) {
+        this.key = key;
+    }
+
+    public String getHeaders() {
+        return headers;
+    }
+
+    public void setHeaders(String headers) {
+        this.headers = headers;
+    }
+
+    public String getStampTime() {
+        return stampTime;
+    }
+
+    public void setStampTime(String stampTime) {
+        this.stampTime = stampTime;
+    }
+
+    public String getPolicy() {
+        return policy;
+    }
+
+    public void setPolicy(String policy) {
+        this.policy = policy;
+    }
+
+    public String getAcks() {
+        return acks;
+    }
+
+    public void setAcks(String acks) {
+        this.acks = acks;
+    }
+
+    public String getRetries() {
+        return retries;
+    }
+
+    public void setRetries(String retries) {
+        this.retries = retries;
+    }
+
+    public String getEnableIdempotence() {
+        return enableIdempotence;
+    }
+
+    public void setEnableIdempotence(String enableIdempotence) {
+        this.enableIdempotence = enableIdempotence;
+    }
+
+    public String getLingerMs() {
+        return lingerMs;
+    }
+
+    public void setLingerMs(String lingerMs) {
+        this.lingerMs = lingerMs;
+    }
+
+    public String getBatchSize() {
+        return batchSize;
+    }
+
+    public void setBatchSize(String batchSize) {
+        this.batchSize = batchSize;
+    }
+
+    public String getCompressionType() {
+        return compressionType;
+    }
+
+    public void setCompressionType(String compressionType) {
+        this.compressionType = compressionType;
+    }
+
+    public String getProducerScope() {
+        return producerScope;
+    }
+
+    public void setProducerScope(String producerScope) {
+        this.producerScope = producerScope;
+    }
+
+    public String getMessagesPerSample() {
+        return messagesPerSample;
+    }
+
+    public void setMessagesPerSample(String messagesPerSample) {
+        this.messagesPerSample = messagesPerSample;
+    }
+
+    public String getTimeoutMs() {
+        return timeoutMs;
+    }
+
+    public void setTimeoutMs(String timeoutMs) {
+        this.timeoutMs = timeoutMs;
+    }
+
+    public String getTargetRate() {
+        return targetRate;
+    }
+
+    public void setTargetRate(String targetRate) {
+        this.targetRate = targetRate;
+    }
+
+    public String getPreflight() {
+        return preflight;
+    }
+
+    public void setPreflight(String preflight) {
+        this.preflight = preflight;
+    }
+
+    public String getAudit() {
+        return audit;
+    }
+
+    public void setAudit(String audit) {
+        this.audit = audit;
+    }
+
+    public String getAuditTimeoutMs() {
+        return auditTimeoutMs;
+    }
+
+    public void setAuditTimeoutMs(String auditTimeoutMs) {
+        this.auditTimeoutMs = auditTimeoutMs;
+    }
+
+    public String getExtraProperties() {
+        return extraProperties;
+    }
+
+    public void setExtraProperties(String extraProperties) {
+        this.extraProperties = extraProperties;
+    }
+}

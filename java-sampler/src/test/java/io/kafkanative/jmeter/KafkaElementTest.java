@@ -1,0 +1,91 @@
+package io.kafkanative.jmeter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The engine configuration a Kafka element builds from its Connection and its own settings (no engine, no broker). */
+class KafkaElementTest {
+
+    @BeforeAll
+    static void jmeter() {
+        TestJMeter.init();
+    }
+
+    private static KafkaConnection connection(String name) {
+        KafkaConnection connection = new KafkaConnection();
+        connection.setProperty("connectionName", name);
+        connection.setProperty("bootstrapServers", "broker1:9093");
+        connection.setProperty("securityProtocol", "SASL_SSL");
+        connection.setProperty("saslMechanism", "SCRAM-SHA-512");
+        connection.setProperty("username", "alice");
+        connection.setProperty("password", "s3cret");
+        connection.setProperty("caFile", "/etc/ca.pem");
+        connection.setProperty("clientProperties", "client.id=a");
+        return connection;
+    }
+
+    @Test
+    void samplersTakeTheNamedConnectionAndMergeClientProperties() {
+        KafkaConnection cluster = connection("east");
+        cluster.testStarted();
+        try {
+            KafkaProducer producer = new KafkaProducer();
+            producer.setName("p");
+            producer.setConnection("east");
+            producer.setProperty("topic", "orders");
+            producer.setProperty("stampTime", "False"); // as the 5.6.3 GUI saves a literal false
+            producer.setProperty("extraProperties", "linger.ms=5");
+            List<String> config = Arrays.asList(producer.engineConfig());
+
+            assertEquals(List.of("bootstrap.servers", "broker1:9093", "security.protocol", "SASL_SSL",
+                    "sasl.mechanism", "SCRAM-SHA-512", "sasl.username", "alice", "sasl.password", "s3cret",
+                    "ssl.ca.location", "/etc/ca.pem"), config.subList(0, 12));
+            assertEquals("orders", config.get(config.indexOf("topic") + 1));
+            assertEquals("false", config.get(config.indexOf("stamp.time") + 1));
+            assertEquals("client.id=a\nlinger.ms=5", config.get(config.indexOf("extra.properties") + 1));
+            assertFalse(config.contains("value"), "the value goes with each sample, not in the configuration");
+        } finally {
+            cluster.testEnded();
+        }
+    }
+
+    @Test
+    void anUnknownConnectionNameIsOneClearConfigurationError() {
+        KafkaConnection cluster = connection("east");
+        cluster.testStarted();
+        try {
+            KafkaConsumer consumer = new KafkaConsumer();
+            consumer.setName("c");
+            consumer.setConnection("west");
+            EngineException e = assertThrows(EngineException.class, consumer::engineConfig);
+            assertEquals("CONFIG_ERROR", e.code());
+            assertTrue(e.getMessage().contains("no Kafka Connection named 'west'") && e.getMessage().contains("east"),
+                    e.getMessage());
+            assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+        } finally {
+            cluster.testEnded();
+        }
+    }
+
+    @Test
+    void saslSettingsApplyOnlyToSaslProtocols() {
+        KafkaConnection plain = connection("plain");
+        plain.setProperty("securityProtocol", "SSL");
+        plain.testStarted();
+        try {
+            List<String> settings = KafkaConnection.lookup("plain", "s").settings();
+            assertFalse(settings.contains("sasl.password") || settings.contains("sasl.username"), settings.toString());
+            assertTrue(settings.contains("ssl.ca.location"), settings.toString());
+        } finally {
+            plain.testEnded();
+        }
+    }
+}
