@@ -23,4 +23,5 @@ pub mod logsink;
 pub mod payload;
 pub mod policy;
 pub mod producer;
+pub mod schema;
 pub mod stats;
