@@ -32,8 +32,12 @@ pub struct AvroSchema {
 impl AvroSchema {
     /// Parses an `.avsc` text; `origin` names the file or subject in errors.
     pub fn parse(text: &str, origin: &str) -> Result<AvroSchema, EngineError> {
-        let json: Json = serde_json::from_str(text)
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{origin}: not a JSON document ({e}); an Avro schema (.avsc) is JSON")))?;
+        let json: Json = serde_json::from_str(text).map_err(|e| {
+            EngineError::new(
+                SCHEMA_ERROR,
+                format!("{origin}: not a JSON document ({e}); an Avro schema (.avsc) is JSON"),
+            )
+        })?;
         let schema = Schema::parse(&json)
             .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{origin}: not a valid Avro schema: {e}")))?;
         let mut names = HashMap::new();
@@ -57,14 +61,17 @@ impl AvroSchema {
     /// Encodes a JSON value (e.g. built by JMeter from a CSV line) against the schema.
     /// Plain JSON values are accepted for unions (`"x"` or `null`, not Avro's `{"string": "x"}`).
     pub fn encode_json(&self, json: &str, out: &mut Vec<u8>) -> Result<(), EngineError> {
-        let parsed: Json = serde_json::from_str(json)
-            .map_err(|e| EngineError::new(RECORD_INVALID, format!("the value is not JSON ({e}), so it cannot be encoded as Avro")))?;
+        let parsed: Json = serde_json::from_str(json).map_err(|e| {
+            EngineError::new(RECORD_INVALID, format!("the value is not JSON ({e}), so it cannot be encoded as Avro"))
+        })?;
         let value = from_json(parsed, &self.schema, self)?;
         self.write(&value, out)
     }
 
     fn write(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), EngineError> {
-        let invalid = |e: apache_avro::Error| EngineError::new(RECORD_INVALID, format!("the record does not match the Avro schema: {e}"));
+        let invalid = |e: apache_avro::Error| {
+            EngineError::new(RECORD_INVALID, format!("the record does not match the Avro schema: {e}"))
+        };
         let writer = apache_avro::writer::datum::GenericDatumWriter::builder(&self.schema).build().map_err(invalid)?;
         writer.write_value_ref(out, value).map_err(invalid)?;
         Ok(())
@@ -131,9 +138,10 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
     Ok(match (schema, json) {
         (Schema::Union(u), json) => {
             let variants = u.variants();
-            let pick = variants.iter().position(|v| json_fits(&json, all.resolve(v))).ok_or_else(|| {
-                mismatch(&json, &format!("any of the union's types ({})", variants.len()))
-            })?;
+            let pick = variants
+                .iter()
+                .position(|v| json_fits(&json, all.resolve(v)))
+                .ok_or_else(|| mismatch(&json, &format!("any of the union's types ({})", variants.len())))?;
             Value::Union(pick as u32, Box::new(json_to_value(json, &variants[pick], all)?))
         }
         (Schema::Record(r), Json::Object(mut map)) => {
@@ -143,12 +151,13 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
                     Some(v) => json_to_value(v, &f.schema, all).map_err(|e| prefix(e, &f.name))?,
                     None => match &f.default {
                         Some(d) => json_to_value(d.clone(), &f.schema, all).map_err(|e| prefix(e, &f.name))?,
-                        None => {
-                            return Err(EngineError::new(
-                                RECORD_INVALID,
-                                format!("the record does not match the Avro schema: field '{}' is missing and has no default", f.name),
-                            ))
-                        }
+                        None => return Err(EngineError::new(
+                            RECORD_INVALID,
+                            format!(
+                                "the record does not match the Avro schema: field '{}' is missing and has no default",
+                                f.name
+                            ),
+                        )),
                     },
                 };
                 fields.push((f.name.clone(), v));
@@ -161,11 +170,13 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
             }
             Value::Record(fields)
         }
-        (Schema::Array(a), Json::Array(items)) => Value::Array(
-            items.into_iter().map(|i| json_to_value(i, &a.items, all)).collect::<Result<_, _>>()?,
-        ),
+        (Schema::Array(a), Json::Array(items)) => {
+            Value::Array(items.into_iter().map(|i| json_to_value(i, &a.items, all)).collect::<Result<_, _>>()?)
+        }
         (Schema::Map(m), Json::Object(map)) => Value::Map(
-            map.into_iter().map(|(k, v)| Ok((k, json_to_value(v, &m.types, all)?))).collect::<Result<_, EngineError>>()?,
+            map.into_iter()
+                .map(|(k, v)| Ok((k, json_to_value(v, &m.types, all)?)))
+                .collect::<Result<_, EngineError>>()?,
         ),
         (Schema::Enum(e), Json::String(s)) => match e.symbols.iter().position(|x| *x == s) {
             Some(i) => Value::Enum(i as u32, s),
@@ -190,7 +201,9 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
                 (Schema::Bytes | Schema::Fixed(_), Value::String(s)) => Value::Bytes(s.into_bytes()),
                 (_, g) => g,
             };
-            generic.resolve(schema).map_err(|_| mismatch(&shown, &format!("{:?}", apache_avro::schema::SchemaKind::from(schema))))?
+            generic
+                .resolve(schema)
+                .map_err(|_| mismatch(&shown, &format!("{:?}", apache_avro::schema::SchemaKind::from(schema))))?
         }
     })
 }
@@ -209,7 +222,9 @@ fn json_fits(json: &Json, schema: &Schema) -> bool {
     match (schema, json) {
         (Schema::Null, Json::Null) => true,
         (Schema::Boolean, Json::Bool(_)) => true,
-        (Schema::Int | Schema::Date | Schema::TimeMillis, Json::Number(n)) => n.as_i64().is_some_and(|v| i32::try_from(v).is_ok()),
+        (Schema::Int | Schema::Date | Schema::TimeMillis, Json::Number(n)) => {
+            n.as_i64().is_some_and(|v| i32::try_from(v).is_ok())
+        }
         (
             Schema::Long
             | Schema::TimestampMillis
@@ -222,7 +237,9 @@ fn json_fits(json: &Json, schema: &Schema) -> bool {
             Json::Number(n),
         ) => n.as_i64().is_some(),
         (Schema::Float | Schema::Double | Schema::Decimal(_), Json::Number(_)) => true,
-        (Schema::String | Schema::Bytes | Schema::Uuid(_) | Schema::Enum(_) | Schema::Fixed(_), Json::String(_)) => true,
+        (Schema::String | Schema::Bytes | Schema::Uuid(_) | Schema::Enum(_) | Schema::Fixed(_), Json::String(_)) => {
+            true
+        }
         (Schema::Decimal(_), Json::String(_)) => true,
         (Schema::Record(_) | Schema::Map(_), Json::Object(_)) => true,
         (Schema::Array(_), Json::Array(_)) => true,
@@ -283,7 +300,11 @@ enum Node {
     Array((usize, usize), Box<Node>),
     Map((usize, usize), Box<Node>),
     /// A union: the null branch (if any) with its ratio, and the other branches.
-    Union { null: Option<(u32, f64)>, branches: Vec<(u32, Node)>, leaf: Leaf },
+    Union {
+        null: Option<(u32, f64)>,
+        branches: Vec<(u32, Node)>,
+        leaf: Leaf,
+    },
 }
 
 /// What a field rule fixes for a node: a value chooser, applied before random generation.
@@ -387,14 +408,18 @@ fn plan(
             let top = 10f64.powi(max_digits) - 1.0;
             Node::Decimal(leaf(None)?, d.clone(), r.range.unwrap_or((0.0, top.max(0.0))))
         }
-        Schema::BigDecimal => return Err(at("the big-decimal logical type is not supported for generation; use decimal".into())),
+        Schema::BigDecimal => {
+            return Err(at("the big-decimal logical type is not supported for generation; use decimal".into()))
+        }
         // dates and timestamps: within a year before now, so that they look like production data
         Schema::Date => Node::Date(leaf(None)?, range_i(((now - year_ms) / 86_400_000, now / 86_400_000))),
         Schema::TimeMillis => Node::TimeMillis(leaf(None)?, range_i((0, 86_399_999))),
         Schema::TimeMicros => Node::TimeMicros(leaf(None)?, range_i((0, 86_399_999_999))),
         Schema::TimestampMillis => Node::TimestampMillis(leaf(None)?, range_i((now - year_ms, now))),
         Schema::TimestampMicros => Node::TimestampMicros(leaf(None)?, range_i(((now - year_ms) * 1000, now * 1000))),
-        Schema::TimestampNanos => Node::TimestampNanos(leaf(None)?, range_i(((now - year_ms) * 1_000_000, now * 1_000_000))),
+        Schema::TimestampNanos => {
+            Node::TimestampNanos(leaf(None)?, range_i(((now - year_ms) * 1_000_000, now * 1_000_000)))
+        }
         Schema::LocalTimestampMillis => Node::LocalTimestampMillis(leaf(None)?, range_i((now - year_ms, now))),
         Schema::LocalTimestampMicros => {
             Node::LocalTimestampMicros(leaf(None)?, range_i(((now - year_ms) * 1000, now * 1000)))
@@ -466,7 +491,9 @@ fn plan_union(
     }
     let ratio = if branches.is_empty() { 1.0 } else { r.null_ratio.unwrap_or(DEFAULT_NULL_RATIO) };
     if null.is_none() && r.null_ratio.is_some() {
-        return Err(EngineError::config(format!("{what}: {path}: null(…) needs an optional field (a union with null)")));
+        return Err(EngineError::config(format!(
+            "{what}: {path}: null(…) needs an optional field (a union with null)"
+        )));
     }
     Ok(Node::Union { null: null.map(|n| (n, ratio)), branches, leaf })
 }
@@ -483,7 +510,8 @@ fn leaf_for(r: &FieldRules, schema: &Schema, all: &AvroSchema, seq: Option<SeqKi
             }
             (_, j) => j,
         };
-        json_to_value(json, schema, all).map_err(|e| e.message.replace("the record does not match the Avro schema: ", ""))
+        json_to_value(json, schema, all)
+            .map_err(|e| e.message.replace("the record does not match the Avro schema: ", ""))
     };
     Ok(match &r.value {
         None => Leaf::Random,
@@ -766,9 +794,7 @@ mod tests {
             generator.next_into(&schema, &mut bytes).unwrap();
             // apache-avro decodes a decimal to its unscaled two's complement bytes
             let reader = apache_avro::reader::datum::GenericDatumReader::builder(&schema.schema).build().unwrap();
-            let Value::Record(fields) = reader.read_value(&mut &bytes[..]).unwrap() else {
-                panic!()
-            };
+            let Value::Record(fields) = reader.read_value(&mut &bytes[..]).unwrap() else { panic!() };
             let Value::Decimal(d) = &fields.iter().find(|(n, _)| n == "amount").unwrap().1 else { panic!() };
             let raw: Vec<u8> = d.try_into().unwrap();
             let mut padded = [if raw[0] & 0x80 != 0 { 0xff } else { 0 }; 16];
@@ -799,7 +825,10 @@ mod tests {
         let mut bytes = Vec::new();
         schema.encode_json(json, &mut bytes).unwrap();
         let back = schema.decode(&bytes).unwrap();
-        assert_eq!((back["id"].as_i64(), back["status"].as_str(), back["note"].as_str()), (Some(5), Some("PAID"), Some("hi")));
+        assert_eq!(
+            (back["id"].as_i64(), back["status"].as_str(), back["note"].as_str()),
+            (Some(5), Some("PAID"), Some("hi"))
+        );
         assert!(back["previous"].is_null(), "the default fills a missing optional field: {back}");
 
         let bad = schema.encode_json(r#"{"id": "five"}"#, &mut Vec::new()).unwrap_err();

@@ -88,14 +88,32 @@ enum Node {
     Ruled(Leaf),
     Null,
     Bool,
-    Integer { range: (i64, i64), leaf: Leaf },
-    Number { range: (f64, f64), leaf: Leaf },
-    Str { kind: StrKind, len: (usize, usize), leaf: Leaf },
-    Object { props: Vec<Prop> },
-    Array { size: (usize, usize), items: Box<Node> },
+    Integer {
+        range: (i64, i64),
+        leaf: Leaf,
+    },
+    Number {
+        range: (f64, f64),
+        leaf: Leaf,
+    },
+    Str {
+        kind: StrKind,
+        len: (usize, usize),
+        leaf: Leaf,
+    },
+    Object {
+        props: Vec<Prop>,
+    },
+    Array {
+        size: (usize, usize),
+        items: Box<Node>,
+    },
     OneOf(Vec<Node>),
     /// `["string", "null"]` and the like: null at the ratio, else the other type.
-    Nullable { ratio: f64, inner: Box<Node> },
+    Nullable {
+        ratio: f64,
+        inner: Box<Node>,
+    },
 }
 
 struct Prop {
@@ -136,8 +154,12 @@ impl JsonGenerator {
     /// Builds the plan; fails on rules that do not fit or keywords that cannot be generated.
     pub fn new(doc: &JsonSchemaDoc, rules: &Rules, what: &str) -> Result<JsonGenerator, EngineError> {
         let mut known = BTreeSet::new();
-        let root = plan(doc, &doc.schema, rules, "", 0, &mut known)
-            .map_err(|(path, m)| EngineError::config(format!("{what}: {}{m}", if path.is_empty() { String::new() } else { format!("{path}: ") })))?;
+        let root = plan(doc, &doc.schema, rules, "", 0, &mut known).map_err(|(path, m)| {
+            EngineError::config(format!(
+                "{what}: {}{m}",
+                if path.is_empty() { String::new() } else { format!("{path}: ") }
+            ))
+        })?;
         rules.check_paths(&known, what)?;
         Ok(JsonGenerator { root, rng: fastrand::Rng::new(), seq: 0 })
     }
@@ -184,7 +206,9 @@ fn plan(
 ) -> Result<Node, PlanError> {
     let err = |m: String| (path.to_string(), m);
     if depth > MAX_DEPTH {
-        return Err(err(format!("the schema nests deeper than {MAX_DEPTH} levels (recursive?); give the field a rule")));
+        return Err(err(format!(
+            "the schema nests deeper than {MAX_DEPTH} levels (recursive?); give the field a rule"
+        )));
     }
     let node = doc.resolve(node).map_err(err)?;
     let empty = FieldRules::default();
@@ -207,7 +231,8 @@ fn plan(
     }
     for key in ["oneOf", "anyOf"] {
         if let Some(Json::Array(branches)) = node.get(key) {
-            let nodes = branches.iter().map(|b| plan(doc, b, rules, path, depth + 1, known)).collect::<Result<Vec<_>, _>>()?;
+            let nodes =
+                branches.iter().map(|b| plan(doc, b, rules, path, depth + 1, known)).collect::<Result<Vec<_>, _>>()?;
             if nodes.is_empty() {
                 return Err(err(format!("an empty {key} cannot be generated")));
             }
@@ -219,8 +244,12 @@ fn plan(
         None if types.contains(&"null") => Node::Null,
         Some("boolean") => Node::Bool,
         Some("integer") => {
-            let lo = num("minimum").map(|v| v.ceil()).or(num("exclusiveMinimum").map(|v| v.floor() + 1.0)).unwrap_or(0.0);
-            let hi = num("maximum").map(|v| v.floor()).or(num("exclusiveMaximum").map(|v| v.ceil() - 1.0)).unwrap_or(lo.max(0.0) + 1_000_000.0);
+            let lo =
+                num("minimum").map(|v| v.ceil()).or(num("exclusiveMinimum").map(|v| v.floor() + 1.0)).unwrap_or(0.0);
+            let hi = num("maximum")
+                .map(|v| v.floor())
+                .or(num("exclusiveMaximum").map(|v| v.ceil() - 1.0))
+                .unwrap_or(lo.max(0.0) + 1_000_000.0);
             let range = r.range.map(|(a, b)| (a.round() as i64, b.round() as i64)).unwrap_or((lo as i64, hi as i64));
             if range.0 > range.1 {
                 return Err(err("minimum is above maximum".into()));
@@ -344,13 +373,17 @@ fn generate(node: &mut Node, rng: &mut fastrand::Rng, seq: u64) -> Json {
         Node::Ruled(leaf) => from_leaf(leaf, rng, seq).unwrap_or(Json::Null),
         Node::Null => Json::Null,
         Node::Bool => Json::Bool(rng.bool()),
-        Node::Integer { range, leaf } => from_leaf(leaf, rng, seq).unwrap_or_else(|| Json::Number(rng.i64(range.0..=range.1).into())),
+        Node::Integer { range, leaf } => {
+            from_leaf(leaf, rng, seq).unwrap_or_else(|| Json::Number(rng.i64(range.0..=range.1).into()))
+        }
         Node::Number { range, leaf } => from_leaf(leaf, rng, seq).unwrap_or_else(|| {
             let x = range.0 + rng.f64() * (range.1 - range.0);
             // two decimals: what a price or a measure looks like, and exact in the JSON text
             Number::from_f64((x * 100.0).round() / 100.0).map(Json::Number).unwrap_or(Json::Null)
         }),
-        Node::Str { kind, len, leaf } => from_leaf(leaf, rng, seq).unwrap_or_else(|| Json::String(random_string(*kind, *len, rng))),
+        Node::Str { kind, len, leaf } => {
+            from_leaf(leaf, rng, seq).unwrap_or_else(|| Json::String(random_string(*kind, *len, rng)))
+        }
         Node::Object { props } => {
             let mut map = Map::new();
             for p in props.iter_mut() {
@@ -455,7 +488,9 @@ mod tests {
     #[test]
     fn generated_records_are_valid_and_obey_rules() {
         let doc = JsonSchemaDoc::parse(CUSTOMER, "customer.json").unwrap();
-        let rules = Rules::parse("id = seq(1)\naddress.zip = choice(12345, 54321)\nnick = null(0.5)\ntags = size(2)", "r").unwrap();
+        let rules =
+            Rules::parse("id = seq(1)\naddress.zip = choice(12345, 54321)\nnick = null(0.5)\ntags = size(2)", "r")
+                .unwrap();
         let mut g = JsonGenerator::new(&doc, &rules, "value.schema.rules").unwrap().with_seed(5);
         let mut nulls = 0;
         for i in 0..300 {
@@ -479,7 +514,9 @@ mod tests {
         let doc = JsonSchemaDoc::parse(CUSTOMER, "customer.json").unwrap();
         let e = JsonGenerator::new(&doc, &Rules::default(), "r").err().unwrap();
         assert!(e.message.contains("address.zip: a string with a \"pattern\""), "{}", e.message);
-        let e = JsonGenerator::new(&doc, &Rules::parse("address.zip=fixed(12345)\nemial=fixed(x)", "r").unwrap(), "r").err().unwrap();
+        let e = JsonGenerator::new(&doc, &Rules::parse("address.zip=fixed(12345)\nemial=fixed(x)", "r").unwrap(), "r")
+            .err()
+            .unwrap();
         assert!(e.message.contains("no field 'emial'"), "{}", e.message);
     }
 

@@ -110,7 +110,9 @@ impl Format {
             "AVRO" => Ok(Format::Avro),
             "JSON" => Ok(Format::JsonSchema),
             "PROTOBUF" => Ok(Format::Protobuf),
-            other => Err(EngineError::new(SCHEMA_ERROR, format!("the registry's schema type '{other}' is not supported"))),
+            other => {
+                Err(EngineError::new(SCHEMA_ERROR, format!("the registry's schema type '{other}' is not supported")))
+            }
         }
     }
 }
@@ -197,7 +199,9 @@ pub fn registry_config(s: &BTreeMap<&str, &str>) -> Result<Option<RegistryConfig
     let timeout_ms = match get(s, "schema.registry.timeout.ms") {
         None => 10_000,
         Some(t) => t.parse::<u64>().ok().filter(|t| (1..=600_000).contains(t)).ok_or_else(|| {
-            EngineError::config(format!("schema.registry.timeout.ms: '{t}' is not a number of milliseconds from 1 to 600000"))
+            EngineError::config(format!(
+                "schema.registry.timeout.ms: '{t}' is not a number of milliseconds from 1 to 600000"
+            ))
         })?,
     };
     Ok(Some(RegistryConfig {
@@ -274,7 +278,9 @@ impl EncoderSettings {
         let input = match get(s, &input_key).unwrap_or("generate") {
             "generate" => Input::Generate,
             "jmeter" => Input::Jmeter,
-            other => return Err(EngineError::config(format!("{input_key}: '{other}' is not valid; use generate or jmeter"))),
+            other => {
+                return Err(EngineError::config(format!("{input_key}: '{other}' is not valid; use generate or jmeter")))
+            }
         };
         let strategy_key = format!("{p}subject.name.strategy");
         let strategy = match get(s, &strategy_key).unwrap_or("topic") {
@@ -402,7 +408,9 @@ impl RecordEncoder {
         let p = settings.role.prefix();
         let client = settings.registry.as_ref().map(RegistryClient::new).transpose()?;
         let (schema, registered) = match &settings.source {
-            SchemaSource::File(path) => (ParsedSchema::from_file(settings.format, path, settings.message.as_deref())?, None),
+            SchemaSource::File(path) => {
+                (ParsedSchema::from_file(settings.format, path, settings.message.as_deref())?, None)
+            }
             SchemaSource::Registry { subject, version } => {
                 let client = client.as_ref().expect("a registry source is only accepted with a registry URL");
                 let found = client.version(subject, version)?;
@@ -414,7 +422,10 @@ impl RecordEncoder {
                     )));
                 }
                 let origin = format!("subject '{subject}' version {version}");
-                (ParsedSchema::parse(found.format, &found.text, &origin, settings.message.as_deref())?, Some((found.id, subject.clone())))
+                (
+                    ParsedSchema::parse(found.format, &found.text, &origin, settings.message.as_deref())?,
+                    Some((found.id, subject.clone())),
+                )
             }
         };
         let (id, subject) = match (registered, settings.framed, &client) {
@@ -476,10 +487,13 @@ impl RecordEncoder {
             (Some(Generator::Proto(g)), ParsedSchema::Proto(s)) => g.next_into(s, out),
             (None, schema) => {
                 let raw = jmeter_value.ok_or_else(|| {
-                    EngineError::config("schema.input=jmeter but the sample has no value; set it to a JSON record, e.g. ${record}")
+                    EngineError::config(
+                        "schema.input=jmeter but the sample has no value; set it to a JSON record, e.g. ${record}",
+                    )
                 })?;
-                let text = std::str::from_utf8(raw)
-                    .map_err(|_| EngineError::new(RECORD_INVALID, "the sample's value is not UTF-8 text, so not JSON"))?;
+                let text = std::str::from_utf8(raw).map_err(|_| {
+                    EngineError::new(RECORD_INVALID, "the sample's value is not UTF-8 text, so not JSON")
+                })?;
                 schema.encode_json(text, out)
             }
             _ => unreachable!("the generator is built from the same schema"),
@@ -592,7 +606,8 @@ impl DecoderSettings {
                 format.mode()
             )));
         }
-        let assertion = get(s, &format!("{p}assert")).map(|a| FieldAssertion::parse(a, &format!("{p}assert"))).transpose()?;
+        let assertion =
+            get(s, &format!("{p}assert")).map(|a| FieldAssertion::parse(a, &format!("{p}assert"))).transpose()?;
         Ok(Some(DecoderSettings {
             format,
             file,
@@ -626,7 +641,9 @@ impl RecordDecoder {
     /// Reads the schema file (if any) and prepares the registry client.
     pub fn new(settings: &DecoderSettings) -> Result<RecordDecoder, EngineError> {
         let fixed = match &settings.file {
-            Some(f) if !settings.framed => Some(ParsedSchema::from_file(settings.format, f, settings.message.as_deref())?),
+            Some(f) if !settings.framed => {
+                Some(ParsedSchema::from_file(settings.format, f, settings.message.as_deref())?)
+            }
             _ => None,
         };
         let client = settings.registry.as_ref().map(RegistryClient::new).transpose()?;
@@ -638,7 +655,9 @@ impl RecordDecoder {
     pub fn decode(&mut self, bytes: &[u8]) -> Result<Decoded, EngineError> {
         let bad = |why: String| EngineError::new(DECODE_ERROR, why);
         if let Some(schema) = &self.fixed {
-            let record = schema.decode(bytes).map_err(|e| bad(format!("the record does not decode as {}: {e}", schema.format().mode())))?;
+            let record = schema
+                .decode(bytes)
+                .map_err(|e| bad(format!("the record does not decode as {}: {e}", schema.format().mode())))?;
             return Ok(Decoded { schema_id: None, record });
         }
         let framed = wire::read_header(bytes)?;
@@ -698,7 +717,8 @@ mod tests {
     fn settings_explain_what_is_missing() {
         let e = EncoderSettings::parse(&map(&[("value.mode", "avro")]), Role::Value).unwrap_err();
         assert!(e.message.contains("needs a schema: set value.schema.file (e.g. order.avsc)"), "{}", e.message);
-        let e = EncoderSettings::parse(&map(&[("key.mode", "avro"), ("key.schema.subject", "s")]), Role::Key).unwrap_err();
+        let e =
+            EncoderSettings::parse(&map(&[("key.mode", "avro"), ("key.schema.subject", "s")]), Role::Key).unwrap_err();
         assert!(e.message.contains("key.schema.subject needs schema.registry.url"), "{}", e.message);
         let e = EncoderSettings::parse(
             &map(&[("value.mode", "avro"), ("value.schema.file", "a.avsc"), ("value.subject.name.strategy", "nope")]),

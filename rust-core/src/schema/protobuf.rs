@@ -57,10 +57,12 @@ impl ProtoSchema {
         let p = Path::new(path);
         let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut compiler = protox::Compiler::new([dir])
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{path}: {e}")))?;
+        let mut compiler =
+            protox::Compiler::new([dir]).map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{path}: {e}")))?;
         compiler.include_imports(true);
-        compiler.open_file(&name).map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{path}: does not compile: {e}")))?;
+        compiler
+            .open_file(&name)
+            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{path}: does not compile: {e}")))?;
         let pool = compiler.descriptor_pool();
         let file_name = compiler.files().find(|f| !f.is_import()).map(|f| f.name().to_string()).unwrap_or(name);
         Ok(ProtoSchema { message: pick(&pool, &file_name, message, path)?, text })
@@ -76,7 +78,8 @@ impl ProtoSchema {
     pub fn from_text_at(text: &str, origin: &str, indexes: &[i32]) -> Result<ProtoSchema, EngineError> {
         let pool = compile_text(text, origin)?;
         let file = pool.get_file_by_name(REGISTRY_FILE).expect("the compiled file is in its pool");
-        let missing = || EngineError::new(super::DECODE_ERROR, format!("{origin} has no message at index path {indexes:?}"));
+        let missing =
+            || EngineError::new(super::DECODE_ERROR, format!("{origin} has no message at index path {indexes:?}"));
         let first = *indexes.first().ok_or_else(missing)?;
         let mut message = file.messages().nth(usize::try_from(first).map_err(|_| missing())?).ok_or_else(missing)?;
         for i in &indexes[1..] {
@@ -131,7 +134,10 @@ impl ProtoSchema {
         let message = DynamicMessage::deserialize(self.message.clone(), &mut de)
             .and_then(|m| de.end().map(|_| m))
             .map_err(|e| {
-                EngineError::new(RECORD_INVALID, format!("the record does not match the Protobuf message {}: {e}", self.record_name()))
+                EngineError::new(
+                    RECORD_INVALID,
+                    format!("the record does not match the Protobuf message {}: {e}", self.record_name()),
+                )
             })?;
         message.encode(out).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))
     }
@@ -161,11 +167,19 @@ fn compile_text(text: &str, origin: &str) -> Result<DescriptorPool, EngineError>
     Ok(compiler.descriptor_pool())
 }
 
-fn pick(pool: &DescriptorPool, file: &str, message: Option<&str>, origin: &str) -> Result<MessageDescriptor, EngineError> {
+fn pick(
+    pool: &DescriptorPool,
+    file: &str,
+    message: Option<&str>,
+    origin: &str,
+) -> Result<MessageDescriptor, EngineError> {
     let file = pool.get_file_by_name(file).expect("the compiled file is in its pool");
     let names = || file.messages().map(|m| m.full_name().to_string()).collect::<Vec<_>>().join(", ");
     match message {
-        None => file.messages().next().ok_or_else(|| EngineError::new(SCHEMA_ERROR, format!("{origin} declares no message"))),
+        None => file
+            .messages()
+            .next()
+            .ok_or_else(|| EngineError::new(SCHEMA_ERROR, format!("{origin} declares no message"))),
         Some(name) => pool
             .get_message_by_name(name)
             .or_else(|| {
@@ -176,7 +190,10 @@ fn pick(pool: &DescriptorPool, file: &str, message: Option<&str>, origin: &str) 
                 }
             })
             .ok_or_else(|| {
-                EngineError::config(format!("schema.message: {origin} has no message '{name}'; its messages are: {}", names()))
+                EngineError::config(format!(
+                    "schema.message: {origin} has no message '{name}'; its messages are: {}",
+                    names()
+                ))
             }),
     }
 }
@@ -296,7 +313,8 @@ fn plan_message(
         let err = |m: String| (field_path.clone(), m);
         let shape = if field.is_map() {
             let Kind::Message(entry) = field.kind() else { unreachable!("a map field's kind is its entry message") };
-            let key = plan_single(&entry.map_entry_key_field(), &FieldRules::default(), rules, &field_path, depth, known)?;
+            let key =
+                plan_single(&entry.map_entry_key_field(), &FieldRules::default(), rules, &field_path, depth, known)?;
             let value = plan_single(&entry.map_entry_value_field(), r, rules, &field_path, depth, known)?;
             Shape::Map(r.size.unwrap_or((1, 3)), key, value)
         } else if field.is_list() {
@@ -370,8 +388,12 @@ fn leaf_for(rule: &ValueRule, kind: &Kind) -> Result<Leaf, String> {
     let convert = |text: &str| -> Result<Value, String> {
         Ok(match kind {
             Kind::Bool => Value::Bool(text.parse().map_err(|_| format!("'{text}' is not true or false"))?),
-            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(text.parse().map_err(|_| format!("'{text}' is not an int32"))?),
-            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(text.parse().map_err(|_| format!("'{text}' is not an int64"))?),
+            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
+                Value::I32(text.parse().map_err(|_| format!("'{text}' is not an int32"))?)
+            }
+            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => {
+                Value::I64(text.parse().map_err(|_| format!("'{text}' is not an int64"))?)
+            }
             Kind::Uint32 | Kind::Fixed32 => Value::U32(text.parse().map_err(|_| format!("'{text}' is not a uint32"))?),
             Kind::Uint64 | Kind::Fixed64 => Value::U64(text.parse().map_err(|_| format!("'{text}' is not a uint64"))?),
             Kind::Float => Value::F32(text.parse().map_err(|_| format!("'{text}' is not a number"))?),
@@ -395,7 +417,9 @@ fn leaf_for(rule: &ValueRule, kind: &Kind) -> Result<Leaf, String> {
         ValueRule::Fixed(v) => Leaf::Fixed(convert(v)?),
         ValueRule::Choice(items) => Leaf::Choice(items.iter().map(|i| convert(i)).collect::<Result<_, _>>()?),
         ValueRule::Seq { start, step } => match kind {
-            Kind::Message(_) | Kind::Bool | Kind::Bytes | Kind::Enum(_) => return Err("seq needs a number or string field".into()),
+            Kind::Message(_) | Kind::Bool | Kind::Bytes | Kind::Enum(_) => {
+                return Err("seq needs a number or string field".into())
+            }
             k => Leaf::Seq(SeqState::new(*start, *step), k.clone()),
         },
         ValueRule::Template(t) => match kind {
@@ -552,7 +576,10 @@ message Other { string x = 1; }
             // the timestamp is valid and recent (the JSON mapping prints it as RFC 3339)
             let created = json["created"].as_str().unwrap();
             let year: i64 = created[..4].parse().unwrap();
-            assert!((1970 + (now - 366 * 86_400) / 31_557_600..=1970 + now / 31_557_600 + 1).contains(&year), "{created}");
+            assert!(
+                (1970 + (now - 366 * 86_400) / 31_557_600..=1970 + now / 31_557_600 + 1).contains(&year),
+                "{created}"
+            );
         }
     }
 

@@ -86,8 +86,9 @@ impl RegistryClient {
             .timeout_global(Some(config.timeout))
             .user_agent("jmeter-kafka-native");
         if let Some(ca) = config.ca_file.as_deref().filter(|c| !c.is_empty()) {
-            let pem = std::fs::read(ca)
-                .map_err(|e| EngineError::config(format!("schema.registry.ssl.ca.location: cannot read '{ca}': {e}")))?;
+            let pem = std::fs::read(ca).map_err(|e| {
+                EngineError::config(format!("schema.registry.ssl.ca.location: cannot read '{ca}': {e}"))
+            })?;
             let certs: Vec<ureq::tls::Certificate<'static>> = ureq::tls::parse_pem(&pem)
                 .filter_map(|item| match item {
                     Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
@@ -188,7 +189,10 @@ impl RegistryClient {
                 }
                 (404, json) if error_code(&json) == Some(40402) => Err(EngineError::new(
                     SUBJECT_NOT_FOUND,
-                    format!("subject '{subject}' has no version '{version}' at {}; use a version it has, or latest", self.shown),
+                    format!(
+                        "subject '{subject}' has no version '{version}' at {}; use a version it has, or latest",
+                        self.shown
+                    ),
                 )),
                 (404, _) => Err(self.subject_missing(subject)),
                 (status, json) => {
@@ -415,7 +419,11 @@ mod tests {
         let mut c = config("https://127.0.0.1:9/x");
         c.ca_file = Some("/nonexistent/ca.pem".into());
         let e = RegistryClient::new(&c).err().unwrap();
-        assert!(e.message.starts_with("schema.registry.ssl.ca.location: cannot read '/nonexistent/ca.pem'"), "{}", e.message);
+        assert!(
+            e.message.starts_with("schema.registry.ssl.ca.location: cannot read '/nonexistent/ca.pem'"),
+            "{}",
+            e.message
+        );
     }
 
     /// Basic authentication needs a registry with users; Apicurio's in-memory setup has none, so this one
@@ -429,7 +437,11 @@ mod tests {
             let mut buf = [0u8; 4096];
             let n = s.read(&mut buf).unwrap();
             let body = "{\"error_code\":40101,\"message\":\"Unauthorized\"}";
-            let _ = write!(s, "HTTP/1.1 401 Unauthorized\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+            let _ = write!(
+                s,
+                "HTTP/1.1 401 Unauthorized\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
             String::from_utf8_lossy(&buf[..n]).to_string()
         });
         let mut c = config(&format!("http://127.0.0.1:{port}/apis/ccompat/v7"));
@@ -438,7 +450,11 @@ mod tests {
         let e = RegistryClient::new(&c).unwrap().by_id(1).unwrap_err();
         let request = server.join().unwrap();
         // base64("alice:pa55")
-        assert!(request.contains("authorization: Basic YWxpY2U6cGE1NQ==") || request.contains("Authorization: Basic YWxpY2U6cGE1NQ=="), "{request}");
+        assert!(
+            request.contains("authorization: Basic YWxpY2U6cGE1NQ==")
+                || request.contains("Authorization: Basic YWxpY2U6cGE1NQ=="),
+            "{request}"
+        );
         assert_eq!(e.code, REGISTRY_AUTH_FAILED);
         assert!(!e.message.contains("pa55"), "{}", e.message);
     }

@@ -180,7 +180,9 @@ fn next_rule(text: &str) -> Option<(&str, Option<&str>, &str)> {
 
 fn apply_rule<'a>(field: &mut FieldRules, name: &str, args: Option<&'a str>, what: &str) -> Result<(), EngineError> {
     let need = |args: Option<&'a str>| -> Result<&'a str, EngineError> {
-        args.ok_or_else(|| EngineError::config(format!("{what}: {name} needs arguments in parentheses, e.g. {name}(…)")))
+        args.ok_or_else(|| {
+            EngineError::config(format!("{what}: {name} needs arguments in parentheses, e.g. {name}(…)"))
+        })
     };
     let set_value = |field: &mut FieldRules, v: ValueRule| {
         if field.value.is_some() {
@@ -227,7 +229,9 @@ fn apply_rule<'a>(field: &mut FieldRules, name: &str, args: Option<&'a str>, wha
             let bounds = match nums[..] {
                 [n] => (n, n),
                 [min, max] if min <= max => (min, max),
-                _ => return Err(EngineError::config(format!("{what}: {name} needs (n) or (min, max) with min <= max"))),
+                _ => {
+                    return Err(EngineError::config(format!("{what}: {name} needs (n) or (min, max) with min <= max")))
+                }
             };
             if name == "length" {
                 field.length = Some(bounds);
@@ -240,7 +244,11 @@ fn apply_rule<'a>(field: &mut FieldRules, name: &str, args: Option<&'a str>, wha
             let ratio = numbers::<f64>(need(args)?, what, name)?;
             match ratio[..] {
                 [r] if (0.0..=1.0).contains(&r) => field.null_ratio = Some(r),
-                _ => return Err(EngineError::config(format!("{what}: null needs one ratio from 0 to 1, e.g. null(0.2)"))),
+                _ => {
+                    return Err(EngineError::config(format!(
+                        "{what}: null needs one ratio from 0 to 1, e.g. null(0.2)"
+                    )))
+                }
             }
             Ok(())
         }
@@ -253,7 +261,9 @@ fn apply_rule<'a>(field: &mut FieldRules, name: &str, args: Option<&'a str>, wha
 fn numbers<T: std::str::FromStr>(args: &str, what: &str, rule: &str) -> Result<Vec<T>, EngineError> {
     args.split(',')
         .map(|s| {
-            s.trim().parse::<T>().map_err(|_| EngineError::config(format!("{what}: {rule}: '{}' is not a number", s.trim())))
+            s.trim()
+                .parse::<T>()
+                .map_err(|_| EngineError::config(format!("{what}: {rule}: '{}' is not a number", s.trim())))
         })
         .collect()
 }
