@@ -11,9 +11,9 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kafka_native::config;
+use kafka_native::producer::settings as config;
 use kafka_native::producer::ProducerHandle;
-use kafka_native::stats;
+use kafka_native::report::Run;
 
 const USAGE: &str = "\
 Usage: engine_bench --topic TOPIC [options]
@@ -142,9 +142,10 @@ fn main() -> ExitCode {
         }
     }
     // Open every handle before the load starts, as JMeter's threads do in setupTest (ramp-up aside).
+    let run = Run::new();
     let mut handles = Vec::new();
     for s in settings {
-        match ProducerHandle::open(s) {
+        match ProducerHandle::open(s, &run) {
             Ok(h) => handles.push(h),
             Err(e) => {
                 eprintln!("engine_bench: {e}");
@@ -170,7 +171,7 @@ fn main() -> ExitCode {
     for w in workers {
         failed += w.join().unwrap_or(u64::MAX / 2);
     }
-    match stats::write_report(args.summary.as_deref()) {
+    match run.producer_report(args.summary.as_deref()) {
         Ok(Some(line)) => println!("{line}"),
         Ok(None) => {
             eprintln!("engine_bench: nothing was sent");

@@ -16,17 +16,22 @@ pub const INTERRUPTED: &str = "INTERRUPTED";
 /// Code used when no acknowledgement came before the sampler's deadline (same name as librdkafka's).
 pub const MSG_TIMED_OUT: &str = "MSG_TIMED_OUT";
 
+/// An engine error: what a JMeter user sees as the response code and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineError {
+    /// A stable name (see the module docs).
     pub code: String,
+    /// What is wrong and how to fix it; never a secret.
     pub message: String,
 }
 
 impl EngineError {
+    /// An error with a code and a message.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
         EngineError { code: code.into(), message: message.into() }
     }
 
+    /// A CONFIG_ERROR.
     pub fn config(message: impl Into<String>) -> Self {
         EngineError::new(CONFIG_ERROR, message)
     }
@@ -66,9 +71,27 @@ pub fn error_name(code: RDKafkaErrorCode) -> String {
     name.to_string_lossy().trim_start_matches('_').to_string()
 }
 
+/// The text of a panic, whether it was raised with a literal (`&str`) or with `format!` (`String`).
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("non-string panic payload")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn panic_payloads_of_both_kinds_are_readable() {
+        let literal = std::panic::catch_unwind(|| panic!("plain")).unwrap_err();
+        assert_eq!(panic_text(&*literal), "plain");
+        let n = 3;
+        let formatted = std::panic::catch_unwind(move || panic!("formatted {n}")).unwrap_err();
+        assert_eq!(panic_text(&*formatted), "formatted 3");
+    }
 
     #[test]
     fn names_are_stable_and_without_underscores() {

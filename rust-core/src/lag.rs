@@ -8,16 +8,72 @@
 //! Verdict: the sample fails when the total lag grew in each of the last `lag.windows` samples by more than
 //! `lag.tolerance` records. A lag that is high but stable or shrinking passes: the consumers keep up.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
-use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::consumer_config::LagSettings;
+use crate::client::config::{self as librdkafka_conf, create};
+use crate::client::context::ClientCtx;
+use crate::client::metadata;
+use crate::client::settings::{number, require_bootstrap, required, servers, split, Split};
+use crate::consumer::settings::{candidates, translate_all};
 use crate::error::EngineError;
+
+/// Sampler keys of the lag monitor that are not librdkafka properties.
+pub const LAG_KEYS: &[&str] = &[
+    "topic",
+    "lag.windows",
+    "lag.tolerance",
+    "lag.variable",
+    "timeout.ms",
+    "extra.properties",
+    "thread.number",
+    "thread.count",
+];
+
+/// What the lag monitor watches and how it judges.
+#[derive(Debug, Clone)]
+pub struct LagSettings {
+    /// The topic whose lag is read.
+    pub topic: String,
+    /// The consumers' group.
+    pub group: String,
+    /// The verdict fails when the total lag grew in each of the last `windows` samples ...
+    pub windows: u32,
+    /// ... by more than `tolerance` records.
+    pub tolerance: i64,
+    pub timeout: Duration,
+    pub client: BTreeMap<String, String>,
+    pub warnings: Vec<String>,
+}
+
+/// Parses the lag monitor's parameters.
+pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError> {
+    let Split { sampler, explicit } = split(pairs, LAG_KEYS)?;
+    require_bootstrap(&explicit)?;
+    let topic = required(&sampler, "topic", "set the topic whose consumer lag is watched")?;
+    let mut warnings = Vec::new();
+    let mut client = translate_all(explicit, &mut warnings)?;
+    let group = client.get("group.id").cloned().ok_or_else(|| {
+        EngineError::config("group.id: missing; set the consumer group whose lag is watched (the consumers' group.id)")
+    })?;
+    // The monitor only reads: it never joins the group nor commits.
+    client.insert("enable.auto.commit".into(), "false".into());
+    client.entry("client.id".into()).or_insert_with(|| "jmeter-kafka-native-lag".into());
+    librdkafka_conf::validate(&client, &candidates(LAG_KEYS))?;
+    Ok(LagSettings {
+        topic,
+        group,
+        windows: number(&sampler, "lag.windows", 3u32, 1, 1000)?,
+        tolerance: number(&sampler, "lag.tolerance", 0i64, 0, i64::MAX)?,
+        timeout: Duration::from_millis(number(&sampler, "timeout.ms", 5000u64, 1, 3_600_000)?),
+        client,
+        warnings,
+    })
+}
 
 /// Code of a sample whose verdict is "the consumers are not keeping up".
 pub const LAG_GROWING: &str = "LAG_GROWING";
@@ -65,29 +121,20 @@ impl LagOutcome {
 
 /// The lag monitor of one JMeter thread (usually the only thread of a small "lag" thread group).
 pub struct LagMonitor {
-    consumer: BaseConsumer,
+    consumer: BaseConsumer<ClientCtx>,
     settings: LagSettings,
     /// Totals of the last `windows + 1` samples, oldest first.
     history: VecDeque<i64>,
 }
 
 impl LagMonitor {
+    /// Creates the monitor's consumer (it connects at the first sample).
     pub fn open(settings: LagSettings) -> Result<LagMonitor, EngineError> {
         for w in &settings.warnings {
             log::warn!("{w}");
         }
-        let mut config = ClientConfig::new();
-        for (k, v) in &settings.client {
-            config.set(k, v);
-        }
-        let consumer: BaseConsumer = config.create().map_err(|e| {
-            EngineError::config(format!("the lag monitor could not be created: {}", crate::error::redact_kafka(&e)))
-        })?;
+        let consumer = create(&settings.client, ClientCtx::default(), "lag monitor")?;
         Ok(LagMonitor { consumer, settings, history: VecDeque::new() })
-    }
-
-    pub fn settings(&self) -> &LagSettings {
-        &self.settings
     }
 
     /// Reads the group's lag now and applies the verdict.
@@ -140,26 +187,15 @@ impl LagMonitor {
 
     fn read(&self) -> Result<Vec<PartitionLag>, EngineError> {
         let s = &self.settings;
-        let servers = s.client.get("bootstrap.servers").map(String::as_str).unwrap_or("(bootstrap.servers not set)");
+        let servers = servers(&s.client);
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
-        let metadata = self.consumer.fetch_metadata(None, s.timeout).map_err(|e| {
-            let mut err = EngineError::from_kafka(&e);
-            err.message =
-                format!("no broker at {servers} answered within {} ms ({})", s.timeout.as_millis(), err.message);
-            err
-        })?;
-        let mut ids: Vec<i32> = metadata
-            .topics()
-            .iter()
-            .find(|t| t.name() == s.topic)
-            .map(|t| t.partitions().iter().map(|p| p.id()).collect())
+        let ids = metadata::topic_partitions(self.consumer.client(), &s.topic, servers, s.timeout, Duration::ZERO, "")?
             .ok_or_else(|| {
                 EngineError::new(
                     "UNKNOWN_TOPIC_OR_PART",
                     format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
                 )
             })?;
-        ids.sort_unstable();
         let mut tpl = TopicPartitionList::new();
         for p in &ids {
             tpl.add_partition(&s.topic, *p);
@@ -218,7 +254,26 @@ mod tests {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-        LagMonitor::open(crate::consumer_config::parse_lag(&pairs).unwrap()).unwrap()
+        LagMonitor::open(parse_lag(&pairs).unwrap()).unwrap()
+    }
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = [("bootstrap.servers", "127.0.0.1:9092"), ("topic", "t"), ("group.id", "g")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        v
+    }
+
+    #[test]
+    fn lag_settings() {
+        let s = parse_lag(&pairs(&[("lag.windows", "4"), ("lag.tolerance", "100")])).unwrap();
+        assert_eq!((s.windows, s.tolerance, s.group.as_str()), (4, 100, "g"));
+        let m = parse_lag(&pairs(&[])[..2]).unwrap_err().message;
+        assert!(m.starts_with("group.id: missing"), "{m}");
+        let m = parse_lag(&pairs(&[("lag.windows", "0")])).unwrap_err().message;
+        assert!(m.starts_with("lag.windows: '0'"), "{m}");
     }
 
     fn judge(m: &mut LagMonitor, total: i64) -> LagOutcome {

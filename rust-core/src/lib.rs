@@ -1,27 +1,46 @@
-//! kafka-native: the engine behind the jmeter-kafka-native JMeter sampler.
+//! kafka-native: the engine behind the jmeter-kafka-native JMeter samplers (producer, consumer, lag monitor).
 //!
-//! One message's way: the JMeter thread calls the JNI bridge ([`jni`]) once per sample with its
-//! [`producer::ProducerHandle`]; the handle generates key and value in native memory ([`payload`]),
-//! hands them to librdkafka and waits until the broker acknowledges every message of the sample
-//! (or the deadline passes); the outcome goes back as a few numbers. Configuration is validated
-//! once, up front ([`config`], [`policy`], [`librdkafka_conf`]); statistics are per thread and
-//! merged at the end ([`stats`]); log lines wait in [`logsink`] until a JMeter thread drains them.
+//! # One producer sample, end to end (six files)
+//! 1. `java-sampler/.../KafkaProducerSampler.java` (`runTest`): the JMeter thread calls native once per sample with
+//!    its handle and a reused `long[]`;
+//! 2. `java-sampler/.../NativeProducer.java`: the `native` declarations;
+//! 3. `rust-core/src/jni/producer.rs` ([`jni::producer`], `send`): converts the value, fills the `long[]` in the
+//!    order of its layout (defined once, [`jni::producer::LAYOUT`]), returns null or an `EngineError`;
+//! 4. `rust-core/src/jni/mod.rs` ([`jni`]): the helpers every native shares: borrow the handle, catch panics,
+//!    throw `EngineException`;
+//! 5. `rust-core/src/producer/mod.rs` ([`producer::ProducerHandle::send`]): key and value made in native memory,
+//!    records handed to librdkafka, each with a ticket; the thread waits on its slot until every message has a
+//!    verdict or the deadline passes;
+//! 6. `rust-core/src/producer/slot.rs` ([`producer::slot`]): librdkafka's delivery callback (on its own thread,
+//!    guarded against panics) hands each verdict to the ticket's slot, which counts it and wakes the waiting
+//!    thread; the outcome goes back up the same way, as numbers in the `long[]`.
 //!
-//! Everything but the [`jni`] module is plain Rust, tested with `cargo test` against a real broker.
+//! # Where each concern lives
+//! - [`client`]: what every Kafka client shares: parameter handling, the validated librdkafka configuration (built
+//!   from a map in one place), the one client context with its error hook (every client keeps its last cause),
+//!   metadata fetches that carry that cause, topic administration.
+//! - [`producer`]: settings and policy presets, handle, slot and ticket, shared producer and pre-flight, pacer,
+//!   payloads, per-thread statistics.
+//! - [`consumer`]: settings, handle (one sample = one poll), the whole verdict (sequence, `check.regex`, EMPTY,
+//!   `stop.on.empty`), statistics.
+//! - [`lag`]: the consumer group's lag and the "not keeping up" verdict.
+//! - [`audit`]: the `kn.*` headers, acknowledged-sequence sets, the read-back at the end of a test.
+//! - [`schema`]: Avro, JSON Schema and Protobuf records generated from a schema (field rules) or encoded from
+//!   JMeter's JSON, the schema registry client and wire format, and the consumer's decoder.
+//! - [`report`]: the run's totals, passed to handles, and the end-of-test lines and JSON summaries.
+//! - [`error`]: one error type with stable codes; [`logsink`]: log lines waiting for a JMeter thread.
+//! - [`jni`]: the bridge only (conversion, typed exceptions, result layouts).
+//!
+//! Everything but [`jni`] is plain Rust, tested with `cargo test`: broker-less on librdkafka's mock cluster, and
+//! against a real broker when one answers on 127.0.0.1:9092.
 
-pub mod admin;
 pub mod audit;
-pub mod config;
+pub mod client;
 pub mod consumer;
-pub mod consumer_config;
-pub mod consumer_stats;
 pub mod error;
 pub mod jni;
 pub mod lag;
-pub mod librdkafka_conf;
 pub mod logsink;
-pub mod payload;
-pub mod policy;
 pub mod producer;
+pub mod report;
 pub mod schema;
-pub mod stats;

@@ -9,7 +9,6 @@ use std::time::Duration;
 use common::{bootstrap, new_topic, settings, total_messages};
 use kafka_native::audit::{self, AuditTarget, SeqSet};
 use kafka_native::producer::ProducerHandle;
-use kafka_native::stats;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::ClientConfig;
@@ -22,6 +21,7 @@ fn target(topic: &str) -> AuditTarget {
 
 #[test]
 fn audit_detects_duplicates_missing_and_foreign_messages() {
+    require_broker!();
     let topic = new_topic("audit-hand", 2);
     let producer: BaseProducer = ClientConfig::new().set("bootstrap.servers", bootstrap()).create().unwrap();
     let since = audit::epoch_millis() - 1000;
@@ -71,12 +71,16 @@ fn audit_detects_duplicates_missing_and_foreign_messages() {
 
 #[test]
 fn audited_run_finds_every_acknowledged_message_once() {
+    require_broker!();
     let topic = new_topic("audit-run", 4);
     for _ in 0..2 {
-        let mut p = ProducerHandle::open(settings(
-            &topic,
-            &[("audit", "true"), ("messages.per.sample", "250"), ("policy", "reliability"), ("record.size", "100")],
-        ))
+        let mut p = ProducerHandle::open(
+            settings(
+                &topic,
+                &[("audit", "true"), ("messages.per.sample", "250"), ("policy", "reliability"), ("record.size", "100")],
+            ),
+            &common::RUN,
+        )
         .unwrap();
         for _ in 0..2 {
             assert_eq!(p.send(None).acked, 250);
@@ -84,7 +88,7 @@ fn audited_run_finds_every_acknowledged_message_once() {
         p.close(Duration::from_secs(5));
     }
     let path = std::env::temp_dir().join(format!("kn-audit-{}.json", std::process::id()));
-    let text = stats::write_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let text = common::RUN.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     assert!(text.contains("1000 acked, 1000 found, 0 missing, 0 duplicates, 0 unexpected"), "{text}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(json["audit"]["found"], 1000);

@@ -7,8 +7,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use common::{bootstrap, new_topic, settings};
+use kafka_native::consumer::settings::{parse_consumer, ConsumerSettings};
 use kafka_native::consumer::{ConsumerHandle, PollOutcome};
-use kafka_native::consumer_config::{parse_consumer, parse_lag, ConsumerSettings, LagSettings};
+use kafka_native::lag::{parse_lag, LagSettings};
 use kafka_native::lag::{LagMonitor, GROUP_NOT_FOUND, LAG_GROWING};
 use kafka_native::producer::ProducerHandle;
 use rdkafka::message::{Header, OwnedHeaders};
@@ -41,16 +42,19 @@ fn lag_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> LagSettings
 /// Produces `samples` × `per_sample` messages with send-time and audit headers; returns the acked count.
 fn produce(topic: &str, samples: u32, per_sample: u32) -> u64 {
     let per = per_sample.to_string();
-    let mut p = ProducerHandle::open(settings(
-        topic,
-        &[
-            ("messages.per.sample", &per),
-            ("record.size", "100"),
-            ("key.mode", "sequence"),
-            ("stamp.time", "true"),
-            ("audit", "true"),
-        ],
-    ))
+    let mut p = ProducerHandle::open(
+        settings(
+            topic,
+            &[
+                ("messages.per.sample", &per),
+                ("record.size", "100"),
+                ("key.mode", "sequence"),
+                ("stamp.time", "true"),
+                ("audit", "true"),
+            ],
+        ),
+        &common::RUN,
+    )
     .unwrap();
     let acked: u64 = (0..samples).map(|_| p.send(None).acked as u64).sum();
     p.close(Duration::from_secs(5));
@@ -76,6 +80,7 @@ fn records(outcomes: &[PollOutcome]) -> u64 {
 
 #[test]
 fn every_produced_message_is_consumed_exactly_once_by_the_group() {
+    require_broker!();
     let topic = new_topic("c-once", 4);
     let group = group("once");
     let acked = produce(&topic, 10, 200);
@@ -87,7 +92,7 @@ fn every_produced_message_is_consumed_exactly_once_by_the_group() {
             let mut e = extra.to_vec();
             let n = n.to_string();
             e.push(("thread.number", &n));
-            ConsumerHandle::open(consumer_settings(&topic, &group, &e)).unwrap()
+            ConsumerHandle::open(consumer_settings(&topic, &group, &e), &common::RUN).unwrap()
         })
         .collect();
     let mut total = 0;
@@ -107,7 +112,8 @@ fn every_produced_message_is_consumed_exactly_once_by_the_group() {
     }
 
     // The group committed everything: a new consumer of the same group finds nothing left.
-    let mut again = ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "1500")])).unwrap();
+    let mut again =
+        ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "1500")]), &common::RUN).unwrap();
     let o = again.poll();
     assert_eq!(o.records, 0, "already consumed by the group: {o:?}");
     assert!(o.error.is_none(), "EMPTY is not an error by default: {o:?}");
@@ -116,10 +122,11 @@ fn every_produced_message_is_consumed_exactly_once_by_the_group() {
 
 #[test]
 fn static_assignment_of_six_partitions_to_three_threads_never_rebalances() {
+    require_broker!();
     let topic = new_topic("c-static", 6);
     let group = group("static");
     let acked = produce(&topic, 6, 100);
-    let ends = kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
+    let ends = kafka_native::client::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
     let threads: Vec<_> = (1..=3)
         .map(|n| {
             let (topic, group) = (topic.clone(), group.clone());
@@ -128,7 +135,7 @@ fn static_assignment_of_six_partitions_to_three_threads_never_rebalances() {
             std::thread::spawn(move || {
                 let n = n.to_string();
                 let s = consumer_settings(&topic, &group, &[("thread.number", &n), ("thread.count", "3")]);
-                let mut c = ConsumerHandle::open(s).unwrap();
+                let mut c = ConsumerHandle::open(s, &common::RUN).unwrap();
                 let outcomes = consume(&mut c, expected, Duration::from_secs(20));
                 // Drain a little longer: nothing more may arrive (no partition is shared).
                 let extra = c.poll().records;
@@ -149,9 +156,11 @@ fn static_assignment_of_six_partitions_to_three_threads_never_rebalances() {
 
 #[test]
 fn end_to_end_latency_is_positive_and_bounded() {
+    require_broker!();
     let topic = new_topic("c-e2e", 1);
     let group = group("e2e");
-    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "200")])).unwrap();
+    let mut c =
+        ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "200")]), &common::RUN).unwrap();
     // The consumer is assigned before the messages are sent: the latency is the pipeline's, not a backlog's.
     c.poll();
     let acked = produce(&topic, 5, 10);
@@ -168,10 +177,12 @@ fn end_to_end_latency_is_positive_and_bounded() {
 
 #[test]
 fn subscribe_mode_joins_the_group_and_counts_the_rebalance() {
+    require_broker!();
     let topic = new_topic("c-subscribe", 2);
     let group = group("subscribe");
     let acked = produce(&topic, 1, 50);
-    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group, &[("assignment", "subscribe")])).unwrap();
+    let mut c =
+        ConsumerHandle::open(consumer_settings(&topic, &group, &[("assignment", "subscribe")]), &common::RUN).unwrap();
     let outcomes = consume(&mut c, acked, Duration::from_secs(30));
     assert_eq!(records(&outcomes), acked);
     let last = outcomes.last().unwrap();
@@ -202,10 +213,12 @@ fn produce_raw(topic: &str, items: &[Option<(&str, u64)>]) {
 
 #[test]
 fn sequence_check_reports_duplicates_and_missing_headers() {
+    require_broker!();
     let topic = new_topic("c-seq", 1);
     let group = group("seq");
     produce_raw(&topic, &[Some(("a", 0)), Some(("b", 0)), Some(("a", 1)), Some(("a", 1)), Some(("b", 2)), None]);
-    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group, &[("check.sequence", "true")])).unwrap();
+    let mut c =
+        ConsumerHandle::open(consumer_settings(&topic, &group, &[("check.sequence", "true")]), &common::RUN).unwrap();
     let outcomes = consume(&mut c, 6, Duration::from_secs(10));
     assert_eq!(records(&outcomes), 6);
     let failures: u32 = outcomes.iter().map(|o| o.check_failures).sum();
@@ -217,43 +230,59 @@ fn sequence_check_reports_duplicates_and_missing_headers() {
 }
 
 #[test]
-fn regex_check_keeps_the_values_for_java() {
+fn regex_check_is_the_engines_verdict() {
+    require_broker!();
     let topic = new_topic("c-values", 1);
     produce_raw(&topic, &[None, None]);
-    let mut c = ConsumerHandle::open(consumer_settings(&topic, &group("values"), &[("check.regex", "x")])).unwrap();
+    let mut c =
+        ConsumerHandle::open(consumer_settings(&topic, &group("values"), &[("check.regex", "^x$")]), &common::RUN)
+            .unwrap();
     let outcomes = consume(&mut c, 2, Duration::from_secs(10));
-    assert_eq!(outcomes.last().unwrap().records as usize, c.values().len());
-    assert!(c.values().iter().all(|v| v == "x"), "{:?}", c.values());
+    assert!(outcomes.iter().all(|o| o.error.is_none()), "{outcomes:?}");
+    c.close();
+    let mut c =
+        ConsumerHandle::open(consumer_settings(&topic, &group("mismatch"), &[("check.regex", "y")]), &common::RUN)
+            .unwrap();
+    let outcomes = consume(&mut c, 2, Duration::from_secs(10));
+    let e = outcomes.iter().find_map(|o| o.error.clone()).unwrap();
+    assert_eq!(e.code, "CONTENT_MISMATCH");
+    assert!(e.message.contains("do not contain a match of check.regex 'y'; the first: 'x'"), "{e}");
     c.close();
 }
 
 #[test]
 fn missing_topic_and_unknown_partition_are_clear_errors() {
+    require_broker!();
     let s = consumer_settings("no-such-topic-kafka-native", &group("missing"), &[("timeout.ms", "1000")]);
-    let e = ConsumerHandle::open(s).err().unwrap();
+    let e = ConsumerHandle::open(s, &common::RUN).err().unwrap();
     assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART");
     assert!(e.message.contains("topic 'no-such-topic-kafka-native' does not exist"), "{e}");
 
     let topic = new_topic("c-partition", 2);
-    let e = ConsumerHandle::open(consumer_settings(&topic, &group("p"), &[("assignment", "0,5")])).err().unwrap();
+    let e = ConsumerHandle::open(consumer_settings(&topic, &group("p"), &[("assignment", "0,5")]), &common::RUN)
+        .err()
+        .unwrap();
     assert!(e.message.contains("partition 5 does not exist"), "{e}");
 }
 
 #[test]
 fn empty_poll_waits_the_timeout_and_interrupt_ends_it_early() {
+    require_broker!();
     let topic = new_topic("c-empty", 1);
-    let mut c = ConsumerHandle::open(consumer_settings(
-        &topic,
-        &group("empty"),
-        &[("poll.timeout.ms", "500"), ("fail.on.empty", "true")],
-    ))
+    let mut c = ConsumerHandle::open(
+        consumer_settings(&topic, &group("empty"), &[("poll.timeout.ms", "500"), ("fail.on.empty", "true")]),
+        &common::RUN,
+    )
     .unwrap();
     let o = c.poll();
     assert_eq!(o.error.as_ref().map(|e| e.code.as_str()), Some("EMPTY"), "{o:?}");
     assert!(o.elapsed >= Duration::from_millis(490), "{o:?}");
 
-    let mut c =
-        ConsumerHandle::open(consumer_settings(&topic, &group("interrupt"), &[("poll.timeout.ms", "20000")])).unwrap();
+    let mut c = ConsumerHandle::open(
+        consumer_settings(&topic, &group("interrupt"), &[("poll.timeout.ms", "20000")]),
+        &common::RUN,
+    )
+    .unwrap();
     let flag = c.interrupter();
     let waker = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
@@ -269,6 +298,7 @@ fn empty_poll_waits_the_timeout_and_interrupt_ends_it_early() {
 
 #[test]
 fn lag_is_end_minus_committed_per_partition() {
+    require_broker!();
     let topic = new_topic("c-lag", 2);
     let group = group("lag");
     let acked = produce(&topic, 4, 50);
@@ -290,9 +320,12 @@ fn lag_is_end_minus_committed_per_partition() {
     assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART", "{e}");
 
     // Consume one partition completely and commit: its lag is 0, the other's is all of it.
-    let mut c =
-        ConsumerHandle::open(consumer_settings(&topic, &group, &[("assignment", "0"), ("commit", "sync")])).unwrap();
-    let ends = kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
+    let mut c = ConsumerHandle::open(
+        consumer_settings(&topic, &group, &[("assignment", "0"), ("commit", "sync")]),
+        &common::RUN,
+    )
+    .unwrap();
+    let ends = kafka_native::client::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
     consume(&mut c, ends[0] as u64, Duration::from_secs(10));
     c.close();
     let mut m = LagMonitor::open(lag_settings(&topic, &group, &[])).unwrap();
@@ -307,15 +340,16 @@ fn lag_is_end_minus_committed_per_partition() {
 
 #[test]
 fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
+    require_broker!();
     let topic = new_topic("c-verdict", 1);
     let group = group("verdict");
     let mut producer =
-        ProducerHandle::open(settings(&topic, &[("messages.per.sample", "100"), ("record.size", "10")])).unwrap();
-    let mut consumer = ConsumerHandle::open(consumer_settings(
-        &topic,
-        &group,
-        &[("commit", "sync"), ("max.records", "10"), ("poll.timeout.ms", "200")],
-    ))
+        ProducerHandle::open(settings(&topic, &[("messages.per.sample", "100"), ("record.size", "10")]), &common::RUN)
+            .unwrap();
+    let mut consumer = ConsumerHandle::open(
+        consumer_settings(&topic, &group, &[("commit", "sync"), ("max.records", "10"), ("poll.timeout.ms", "200")]),
+        &common::RUN,
+    )
     .unwrap();
     let mut monitor =
         LagMonitor::open(lag_settings(&topic, &group, &[("lag.windows", "3"), ("lag.tolerance", "20")])).unwrap();
@@ -332,16 +366,15 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
     assert!(verdicts[0].error.is_none() && verdicts[3].error.is_some(), "{verdicts:?}");
 
     // Keeping up: everything produced is consumed before the next sample.
-    let mut keep_up = ConsumerHandle::open(consumer_settings(
-        &topic,
-        &group,
-        &[("commit", "sync"), ("max.records", "5000"), ("poll.timeout.ms", "500")],
-    ))
+    let mut keep_up = ConsumerHandle::open(
+        consumer_settings(&topic, &group, &[("commit", "sync"), ("max.records", "5000"), ("poll.timeout.ms", "500")]),
+        &common::RUN,
+    )
     .unwrap();
     for round in 0..5 {
         assert_eq!(producer.send(None).acked, 100);
         let end: i64 =
-            kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap()[0];
+            kafka_native::client::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap()[0];
         let until = Instant::now() + Duration::from_secs(10);
         while monitor.sample().total > 0 && Instant::now() < until {
             keep_up.poll();

@@ -5,18 +5,27 @@ mod common;
 use std::time::Duration;
 
 use common::{bootstrap, new_topic, settings};
+use kafka_native::consumer::settings::parse_consumer;
+use kafka_native::consumer::stats::PERF_HEADER;
 use kafka_native::consumer::ConsumerHandle;
-use kafka_native::consumer_config::parse_consumer;
-use kafka_native::consumer_stats::{self, PERF_HEADER};
 use kafka_native::producer::ProducerHandle;
 
 #[test]
 fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
+    require_broker!();
     let topic = new_topic("c-report", 2);
-    let mut p = ProducerHandle::open(settings(
-        &topic,
-        &[("messages.per.sample", "150"), ("record.size", "1000"), ("stamp.time", "true"), ("key.mode", "sequence")],
-    ))
+    let mut p = ProducerHandle::open(
+        settings(
+            &topic,
+            &[
+                ("messages.per.sample", "150"),
+                ("record.size", "1000"),
+                ("stamp.time", "true"),
+                ("key.mode", "sequence"),
+            ],
+        ),
+        &common::RUN,
+    )
     .unwrap();
     assert_eq!(p.send(None).acked, 150);
     p.close(Duration::from_secs(5));
@@ -35,7 +44,7 @@ fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-        let mut c = ConsumerHandle::open(parse_consumer(&pairs).unwrap()).unwrap();
+        let mut c = ConsumerHandle::open(parse_consumer(&pairs).unwrap(), &common::RUN).unwrap();
         loop {
             let o = c.poll();
             if o.records == 0 {
@@ -48,7 +57,7 @@ fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
     assert_eq!(total, 150);
 
     let path = std::env::temp_dir().join(format!("kn-consumer-summary-{}.json", std::process::id()));
-    let report = consumer_stats::write_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let report = common::RUN.consumer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     let lines: Vec<&str> = report.lines().collect();
     assert_eq!(lines.len(), 3, "{report}");
     assert_eq!(lines[0], PERF_HEADER);
@@ -68,5 +77,5 @@ fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
     assert_eq!(json["perf_header"], PERF_HEADER);
     std::fs::remove_file(&path).ok();
     // The run is reset for the next test.
-    assert!(consumer_stats::write_report(None).unwrap().is_none());
+    assert!(common::RUN.consumer_report(None).unwrap().is_none());
 }

@@ -5,12 +5,13 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{new_topic, settings};
-use kafka_native::{producer::ProducerHandle, stats};
+use kafka_native::producer::ProducerHandle;
 
 #[test]
 fn target_rate_paces_samples_and_reports_schedule_delay() {
+    require_broker!();
     let topic = new_topic("paced", 1);
-    let mut p = ProducerHandle::open(settings(&topic, &[("target.rate", "20")])).unwrap();
+    let mut p = ProducerHandle::open(settings(&topic, &[("target.rate", "20")]), &common::RUN).unwrap();
     let start = Instant::now();
     for _ in 0..10 {
         assert_eq!(p.send(None).acked, 1);
@@ -20,7 +21,7 @@ fn target_rate_paces_samples_and_reports_schedule_delay() {
     assert!(took >= Duration::from_millis(440), "took {took:?}");
     p.close(Duration::from_secs(5));
     let path = std::env::temp_dir().join(format!("kn-paced-{}.json", std::process::id()));
-    stats::write_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    common::RUN.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let delay = &json["schedule_delay_us"];
     assert!(delay.is_object(), "{json}");

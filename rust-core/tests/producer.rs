@@ -9,8 +9,10 @@ use kafka_native::producer::ProducerHandle;
 
 #[test]
 fn one_message_is_acknowledged_with_partition_and_offset() {
+    require_broker!();
     let topic = new_topic("one", 3);
-    let mut p = ProducerHandle::open(settings(&topic, &[("record.size", "200"), ("partition", "2")])).unwrap();
+    let mut p =
+        ProducerHandle::open(settings(&topic, &[("record.size", "200"), ("partition", "2")]), &common::RUN).unwrap();
     let first = p.send(None);
     assert_eq!((first.sent, first.acked, first.failed), (1, 1, 0), "{first:?}");
     assert_eq!((first.partition, first.offset), (2, 0));
@@ -24,11 +26,15 @@ fn one_message_is_acknowledged_with_partition_and_offset() {
 
 #[test]
 fn a_batch_waits_for_every_acknowledgement() {
+    require_broker!();
     let topic = new_topic("batch", 4);
-    let mut p = ProducerHandle::open(settings(
-        &topic,
-        &[("messages.per.sample", "500"), ("key.mode", "sequence"), ("linger.ms", "5"), ("record.size", "100")],
-    ))
+    let mut p = ProducerHandle::open(
+        settings(
+            &topic,
+            &[("messages.per.sample", "500"), ("key.mode", "sequence"), ("linger.ms", "5"), ("record.size", "100")],
+        ),
+        &common::RUN,
+    )
     .unwrap();
     for i in 0..4 {
         let o = p.send(None);
@@ -43,13 +49,14 @@ fn a_batch_waits_for_every_acknowledgement() {
 
 #[test]
 fn shared_producer_serves_several_handles() {
+    require_broker!();
     let topic = new_topic("shared", 2);
     let s = settings(&topic, &[("producer.scope", "test")]);
     let threads: Vec<_> = (0..3)
         .map(|_| {
             let s = s.clone();
             std::thread::spawn(move || {
-                let mut p = ProducerHandle::open(s).unwrap();
+                let mut p = ProducerHandle::open(s, &common::RUN).unwrap();
                 let acked: u32 = (0..20).map(|_| p.send(None).acked).sum();
                 p.close(Duration::from_secs(5));
                 acked
@@ -63,8 +70,9 @@ fn shared_producer_serves_several_handles() {
 
 #[test]
 fn oversized_message_fails_with_msg_size_too_large() {
+    require_broker!();
     let topic = new_topic("big", 1);
-    let mut p = ProducerHandle::open(settings(&topic, &[("record.size", "2000000")])).unwrap();
+    let mut p = ProducerHandle::open(settings(&topic, &[("record.size", "2000000")]), &common::RUN).unwrap();
     let o = p.send(None);
     assert_eq!((o.acked, o.failed), (0, 1));
     let e = o.error.unwrap();
@@ -75,10 +83,14 @@ fn oversized_message_fails_with_msg_size_too_large() {
 
 #[test]
 fn oversized_for_the_broker_only_is_refused_by_the_broker() {
+    require_broker!();
     let topic = new_topic("big-broker", 1);
     // The client allows 3 MB, the broker's default limit is about 1 MB: the broker itself refuses.
-    let mut p =
-        ProducerHandle::open(settings(&topic, &[("record.size", "1500000"), ("max.request.size", "3000000")])).unwrap();
+    let mut p = ProducerHandle::open(
+        settings(&topic, &[("record.size", "1500000"), ("max.request.size", "3000000")]),
+        &common::RUN,
+    )
+    .unwrap();
     let o = p.send(None);
     let e = o.error.expect("the broker must refuse the message");
     assert_eq!(e.code, "MSG_SIZE_TOO_LARGE", "{e}");
@@ -87,23 +99,25 @@ fn oversized_for_the_broker_only_is_refused_by_the_broker() {
 
 #[test]
 fn missing_topic_is_refused_before_load() {
-    let e = ProducerHandle::open(settings("no-such-topic-kafka-native", &[])).err().unwrap();
+    require_broker!();
+    let e = ProducerHandle::open(settings("no-such-topic-kafka-native", &[]), &common::RUN).err().unwrap();
     assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART");
     assert!(e.message.contains("topic 'no-such-topic-kafka-native' does not exist"), "{e}");
 }
 
 #[test]
 fn unreachable_broker_fails_within_the_timeout() {
+    require_broker!();
     let mut s = settings("t", &[("timeout.ms", "1500")]);
     s.client.insert("bootstrap.servers".into(), "127.0.0.1:1".into());
     let start = Instant::now();
-    let e = ProducerHandle::open(s.clone()).err().unwrap();
+    let e = ProducerHandle::open(s.clone(), &common::RUN).err().unwrap();
     assert!(start.elapsed() < Duration::from_secs(4), "took {:?}", start.elapsed());
     assert!(e.message.contains("no broker at 127.0.0.1:1 answered within 1500 ms"), "{e}");
 
     // Without the pre-flight check, the sample itself fails once the timeout has passed.
-    s.preflight = kafka_native::config::Preflight::Off;
-    let mut p = ProducerHandle::open(s).unwrap();
+    s.preflight = kafka_native::producer::settings::Preflight::Off;
+    let mut p = ProducerHandle::open(s, &common::RUN).unwrap();
     let start = Instant::now();
     let o = p.send(None);
     assert!(start.elapsed() < Duration::from_secs(4), "took {:?}", start.elapsed());
@@ -114,10 +128,11 @@ fn unreachable_broker_fails_within_the_timeout() {
 
 #[test]
 fn interrupt_wakes_a_waiting_send() {
+    require_broker!();
     let mut s = settings("t", &[("timeout.ms", "20000")]);
     s.client.insert("bootstrap.servers".into(), "127.0.0.1:1".into());
-    s.preflight = kafka_native::config::Preflight::Off;
-    let mut p = ProducerHandle::open(s).unwrap();
+    s.preflight = kafka_native::producer::settings::Preflight::Off;
+    let mut p = ProducerHandle::open(s, &common::RUN).unwrap();
     let slot = p.slot();
     let waker = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
@@ -133,8 +148,9 @@ fn interrupt_wakes_a_waiting_send() {
 
 #[test]
 fn close_twice_is_harmless() {
+    require_broker!();
     let topic = new_topic("close", 1);
-    let mut p = ProducerHandle::open(settings(&topic, &[])).unwrap();
+    let mut p = ProducerHandle::open(settings(&topic, &[]), &common::RUN).unwrap();
     p.send(None);
     assert!(p.close(Duration::from_secs(5)).starts_with("closed: 1 acked"));
     assert_eq!(p.close(Duration::from_secs(5)), "already closed");
@@ -142,30 +158,35 @@ fn close_twice_is_harmless() {
 
 #[test]
 fn preflight_fails_when_threads_outnumber_partitions() {
+    require_broker!();
     let topic = new_topic("few", 2);
-    let e = ProducerHandle::open(settings(&topic, &[("thread.count", "20"), ("preflight", "fail")])).err().unwrap();
+    let e = ProducerHandle::open(settings(&topic, &[("thread.count", "20"), ("preflight", "fail")]), &common::RUN)
+        .err()
+        .unwrap();
     assert_eq!(e.code, "TOO_FEW_PARTITIONS");
     assert!(e.message.contains("has 2 partition(s) for 20 producing threads"), "{e}");
     // warn (the default) lets the test run.
-    let mut p = ProducerHandle::open(settings(&topic, &[("thread.count", "20")])).unwrap();
+    let mut p = ProducerHandle::open(settings(&topic, &[("thread.count", "20")]), &common::RUN).unwrap();
     assert_eq!(p.send(None).acked, 1);
     p.close(Duration::from_secs(5));
 }
 
 #[test]
 fn topic_create_makes_the_topic_with_the_partitions_asked() {
+    require_broker!();
     let topic = format!(
         "rust-create-{}",
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
     );
-    let mut p = ProducerHandle::open(settings(
-        &topic,
-        &[("topic.create", "true"), ("topic.partitions", "5"), ("topic.replication", "1")],
-    ))
+    let mut p = ProducerHandle::open(
+        settings(&topic, &[("topic.create", "true"), ("topic.partitions", "5"), ("topic.replication", "1")]),
+        &common::RUN,
+    )
     .unwrap();
     assert_eq!(p.send(None).acked, 1);
     p.close(Duration::from_secs(5));
-    let offsets = kafka_native::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(10)).unwrap();
+    let offsets =
+        kafka_native::client::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(10)).unwrap();
     assert_eq!(offsets.len(), 5);
     assert_eq!(offsets.iter().sum::<i64>(), 1);
 }

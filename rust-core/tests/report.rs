@@ -5,21 +5,25 @@ mod common;
 use std::time::Duration;
 
 use common::{new_topic, settings};
-use kafka_native::{producer::ProducerHandle, stats};
+use kafka_native::producer::ProducerHandle;
 
 #[test]
 fn report_counts_every_acknowledged_message_and_writes_json() {
+    require_broker!();
     let topic = new_topic("report", 2);
     for _ in 0..2 {
-        let mut p =
-            ProducerHandle::open(settings(&topic, &[("messages.per.sample", "50"), ("record.size", "10")])).unwrap();
+        let mut p = ProducerHandle::open(
+            settings(&topic, &[("messages.per.sample", "50"), ("record.size", "10")]),
+            &common::RUN,
+        )
+        .unwrap();
         for _ in 0..3 {
             assert_eq!(p.send(None).acked, 50);
         }
         p.close(Duration::from_secs(5));
     }
     let path = std::env::temp_dir().join(format!("kn-summary-{}.json", std::process::id()));
-    let line = stats::write_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let line = common::RUN.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     let form = regex_like(&line);
     assert!(form, "{line}");
     assert!(line.starts_with("300 records sent, "), "{line}");
@@ -31,7 +35,7 @@ fn report_counts_every_acknowledged_message_and_writes_json() {
     assert_eq!(per_partition, 300);
     assert!(json["latency_us"]["p50"].as_u64().unwrap() > 0);
     // The run is reset for the next test.
-    assert!(stats::write_report(None).unwrap().is_none());
+    assert!(common::RUN.producer_report(None).unwrap().is_none());
 }
 
 /// `N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P ms 50th, P ms 95th, P ms 99th, P ms 99.9th.`

@@ -6,12 +6,20 @@ JMETER_VERSION="$(pom_property "$JMETER_POM" jmeter.version)" # pinned only in s
 JMETER_HOME_DIR="$TARGET_DIR/jmeter"
 SAMPLER_GLOB_PREFIX="jmeter-kafka-native-"
 
-# ensure_jmeter: lay out target/jmeter once (bin/, lib/, lib/ext/ are rebuilt only when the POM changes).
+# ensure_jmeter: lay out target/jmeter once (bin/, lib/, lib/ext/ are rebuilt only when the POM changes), then
+# put our bin/setenv.sh beside JMeter's own bin/jmeter (which sources it: see stack/jmeter/setenv.sh).
 ensure_jmeter() {
   assemble_once "$JMETER_HOME_DIR" "$JMETER_HOME_DIR/.assembled" "Apache JMeter $JMETER_VERSION" \
     "$JMETER_POM" "bin lib .build" "-Djmeter.home=$JMETER_HOME_DIR"
   # JMeter's launcher expects lib/junit/ (JUnit sampler's folder) even when empty.
   mkdir -p "$JMETER_HOME_DIR/lib/junit"
+  local bin="$JMETER_HOME_DIR/bin" f
+  # the tarball's modes survive unpacking on most systems; make sure, as the scripts call each other
+  for f in jmeter jmeter-server jmeter.sh stoptest.sh shutdown.sh heapdump.sh threaddump.sh create-rmi-keystore.sh; do
+    [[ -f "$bin/$f" ]] || die "$bin/$f is missing: remove $JMETER_HOME_DIR/.assembled and run scripts/jmeter again"
+    [[ -x "$bin/$f" ]] || chmod 755 "$bin/$f"
+  done
+  cmp -s "$STACK_DIR/jmeter/setenv.sh" "$bin/setenv.sh" || cp "$STACK_DIR/jmeter/setenv.sh" "$bin/setenv.sh"
 }
 
 # newest_sampler_jar: the newest java-sampler/target/jmeter-kafka-native-*.jar (not -sources/-javadoc/-tests).
@@ -49,29 +57,31 @@ install_sampler_jar() {
   return 0
 }
 
-# run_jmeter ARGS...: JMeter's launcher with the JVM options of JMeter's own bin/jmeter script.
+# run_jmeter ARGS...: JMeter's own bin/jmeter (its JVM options: HEAP, GC_ALGO, JVM_ARGS, JMETER_OPTS, JAVA_HOME,
+# the --add-opens list), plus --enable-native-access from our bin/setenv.sh.
 run_jmeter() {
-  local java
-  java="$(java_cmd)"
-  # Java 9+: JMeter (XStream, its GUI, report templates) reflects into these JDK packages.
-  local opens=(
-    --add-opens java.desktop/sun.awt=ALL-UNNAMED
-    --add-opens java.desktop/sun.swing=ALL-UNNAMED
-    --add-opens java.desktop/javax.swing.text.html=ALL-UNNAMED
-    --add-opens java.desktop/java.awt=ALL-UNNAMED
-    --add-opens java.desktop/java.awt.font=ALL-UNNAMED
-    --add-opens java.base/java.lang=ALL-UNNAMED
-    --add-opens java.base/java.lang.invoke=ALL-UNNAMED
-    --add-opens java.base/java.lang.reflect=ALL-UNNAMED
-    --add-opens java.base/java.util=ALL-UNNAMED
-    --add-opens java.base/java.text=ALL-UNNAMED
-  )
-  local heap="${HEAP:--Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m}"
-  local gc="${GC_ALGO:--XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20}"
-  local lang="${JMETER_LANGUAGE:--Duser.language=en -Duser.region=EN}"
-  # Word splitting of these variables is intended: each holds a list of JVM flags, as in JMeter's script.
-  # shellcheck disable=SC2086
-  exec "$java" "${opens[@]}" -server -XX:+HeapDumpOnOutOfMemoryError $heap $gc \
-    -Djava.security.egd=file:/dev/urandom $lang ${JVM_ARGS:-} \
-    -jar "$JMETER_HOME_DIR/bin/ApacheJMeter.jar" "$@"
+  exec "$JMETER_HOME_DIR/bin/jmeter" "$@"
+}
+
+# run_jmeter_server ARGS...: JMeter's own bin/jmeter-server (port from SERVER_PORT, log jmeter-server.log).
+# JMeter refuses a second -j, and bin/jmeter-server passes one: with a -j of the caller's, start the same server
+# (bin/jmeter -s -Dserver_port=...) through bin/jmeter instead.
+run_jmeter_server() {
+  local a
+  for a in "$@"; do
+    case "$a" in -j | --jmeterlogfile | --jmeterlogfile=*)
+      exec "$JMETER_HOME_DIR/bin/jmeter" "-Dserver_port=${SERVER_PORT:-1099}" -s "$@" ;;
+    esac
+  done
+  exec "$JMETER_HOME_DIR/bin/jmeter-server" "$@"
+}
+
+PLUGINS_MANAGER_POM="$STACK_DIR/plugins-manager/pom.xml"
+PLUGINS_MANAGER_DIR="$TARGET_DIR/plugins-manager"
+
+# ensure_plugins_manager: fetch JMeter Plugins Manager and cmdrunner once into target/plugins-manager/
+# (lib/ext/jmeter-plugins-manager-<v>.jar, lib/cmdrunner-<v>.jar), ready to copy into a JMETER_HOME.
+ensure_plugins_manager() {
+  assemble_once "$PLUGINS_MANAGER_DIR" "$PLUGINS_MANAGER_DIR/.assembled" "JMeter Plugins Manager" \
+    "$PLUGINS_MANAGER_POM" "lib .build" "-Dpm.home=$PLUGINS_MANAGER_DIR"
 }

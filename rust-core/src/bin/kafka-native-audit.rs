@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kafka_native::audit::{self, AuditTarget};
-use kafka_native::config::parse_property_list;
+use kafka_native::client::settings::parse_property_list;
 
 const USAGE: &str = "usage: scripts/audit --topic TOPIC --run-id ID [--bootstrap HOST:PORT] [--since EPOCH_MS] \
 [--timeout-ms MS] [--property k=v]...
@@ -80,7 +80,7 @@ fn main() -> ExitCode {
     match audit::read_back(&target, &args.run_id, args.since, None) {
         Ok(report) => {
             println!("{}", report.line());
-            println!("{}", report.to_json());
+            println!("{}", serde_json::to_value(&report).expect("an audit report serializes"));
             if report.missing == 0 && report.duplicates == 0 && report.complete {
                 ExitCode::SUCCESS
             } else {

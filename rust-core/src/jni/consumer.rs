@@ -1,153 +1,129 @@
 //! Native methods of `io.kafkanative.jmeter.NativeConsumer`.
 //!
-//! A handle is a `Box<Native>` turned into a `long`; the Java side guarantees that `close` is called exactly once
-//! and never concurrently with `poll` or `values`, so the pointer is valid in between. `interrupt` only touches an
-//! atomic flag, so it may run while `poll` holds the handle's mutex.
+//! A handle is a [`super::Native`] around a [`ConsumerHandle`]; its interrupt only sets an atomic flag, so it may
+//! run while `poll` holds the handle's mutex.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
 
-use jni::objects::{JClass, JLongArray, JObjectArray, JString};
+use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::EnvUnowned;
 
-use super::{borrow_handle, config_pairs, error_text, new_string, BridgeError, ThrowPolicy};
-use crate::consumer::ConsumerHandle;
-use crate::{consumer_config, consumer_stats, logsink};
+use super::{close, closed_text, engine_error, interrupt, opt_string, sample};
+use crate::consumer::{settings, ConsumerHandle, PollOutcome};
+use crate::layout;
+use crate::logsink;
 
-struct Native {
-    interrupted: Arc<AtomicBool>,
-    handle: Mutex<ConsumerHandle>,
-}
+const WHAT: &str = "Kafka consumer";
 
-fn native<'a>(handle: jlong) -> Result<&'a Native, BridgeError> {
-    // SAFETY: handles come from `open` below and stay valid until `close` (see module docs).
-    unsafe { borrow_handle(handle, "Kafka consumer") }
-}
+layout!(LAYOUT, slots(o: PollOutcome) {
+    records => o.records,
+    bytes => o.bytes,
+    elapsed_micros => o.elapsed.as_micros(),
+    e2e_mean_micros => o.e2e_mean_us.unwrap_or(-1),
+    e2e_max_micros => o.e2e_max_us.unwrap_or(-1),
+    partition => o.partition,
+    offset => o.offset,
+    check_failures => o.check_failures,
+    rebalances => o.rebalances,
+    assigned_partitions => o.assigned,
+    log_lines_waiting => logsink::pending(),
+    stop_thread => o.stop_thread,
+});
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_open<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     config: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
-        logsink::install();
-        let pairs = config_pairs(env, &config)?;
-        let settings = consumer_config::parse_consumer(&pairs)?;
-        let handle = ConsumerHandle::open(settings)?;
-        let native = Box::new(Native { interrupted: handle.interrupter(), handle: Mutex::new(handle) });
-        Ok(Box::into_raw(native) as jlong)
+    super::open(env, config, |pairs| {
+        let handle = ConsumerHandle::open(settings::parse_consumer(pairs)?, &super::RUN)?;
+        let interrupted = handle.interrupter();
+        Ok((handle, Box::new(move || interrupted.store(true, Ordering::Release))))
     })
-    .resolve::<ThrowPolicy>()
 }
-
-/// Output layout shared with `NativeConsumer.poll` in Java: see its Javadoc.
-const OUT_LEN: usize = 11;
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_poll<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     out: JLongArray<'l>,
-) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let native = native(handle)?;
-        let outcome = native.handle.lock().unwrap_or_else(|p| p.into_inner()).poll();
-        let numbers: [jlong; OUT_LEN] = [
-            outcome.records as jlong,
-            outcome.bytes as jlong,
-            outcome.elapsed.as_micros() as jlong,
-            outcome.e2e_mean_us.unwrap_or(-1),
-            outcome.e2e_max_us.unwrap_or(-1),
-            outcome.partition as jlong,
-            outcome.offset,
-            outcome.check_failures as jlong,
-            outcome.rebalances as jlong,
-            outcome.assigned as jlong,
-            logsink::pending() as jlong,
-        ];
-        out.set_region(env, 0, &numbers)?;
-        new_string(env, outcome.error.map(error_text))
-    })
-    .resolve::<ThrowPolicy>()
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_values<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> JObjectArray<'l, JString<'l>> {
-    env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
-        let native = native(handle)?;
-        let consumer = native.handle.lock().unwrap_or_else(|p| p.into_inner());
-        let values = consumer.values();
-        let array = JObjectArray::<JString>::new(env, values.len(), JString::default())?;
-        for (i, v) in values.iter().enumerate() {
-            let s = env.new_string(v)?;
-            array.set_element(env, i, &s)?;
-            // Up to max.records strings: free each local reference at once instead of at the return.
-            env.delete_local_ref(s);
-        }
-        Ok(array)
-    })
-    .resolve::<ThrowPolicy>()
+) -> JObject<'l> {
+    let poll = |_: &mut _, c: &mut ConsumerHandle| Ok(c.poll());
+    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+    unsafe { sample(env, handle, WHAT, out, poll, slots, |env, o| engine_error(env, o.error.as_ref())) }
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_interrupt<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), BridgeError> {
-        if handle != 0 {
-            native(handle)?.interrupted.store(true, Ordering::Release);
-        }
-        Ok(())
-    })
-    .resolve::<ThrowPolicy>()
+    // SAFETY: as for `poll`.
+    super::void(env, || unsafe { interrupt::<ConsumerHandle>(handle) })
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_close<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        if handle == 0 {
-            return new_string(env, Some("already closed".into()));
-        }
-        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-        let native = unsafe { Box::from_raw(handle as *mut Native) };
-        let report = native.handle.lock().unwrap_or_else(|p| p.into_inner()).close();
-        new_string(env, Some(report))
-    })
-    .resolve::<ThrowPolicy>()
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_drainLogs<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> { new_string(env, logsink::drain()) })
-        .resolve::<ThrowPolicy>()
+    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+    super::text(env, |_| closed_text(unsafe { close(handle, |mut c: ConsumerHandle| c.close()) }))
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_report<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     summary_path: JString<'l>,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let path = if summary_path.is_null() { None } else { Some(summary_path.try_to_string(env)?) };
-        let report = consumer_stats::write_report(path.as_deref()).map_err(BridgeError::Engine)?;
-        new_string(env, report)
-    })
-    .resolve::<ThrowPolicy>()
+    super::text(env, |env| Ok(super::RUN.consumer_report(opt_string(env, &summary_path)?.as_deref())?))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_array_follows_the_layout() {
+        let o = PollOutcome {
+            records: 1,
+            bytes: 2,
+            elapsed: Duration::from_micros(3),
+            e2e_mean_us: Some(4),
+            e2e_max_us: None,
+            partition: 6,
+            offset: 7,
+            check_failures: 8,
+            rebalances: 9,
+            assigned: 10,
+            error: None,
+            stop_thread: true,
+        };
+        super::super::assert_layout(
+            LAYOUT,
+            &slots(&o),
+            &[
+                ("records", 1),
+                ("bytes", 2),
+                ("elapsed_micros", 3),
+                ("e2e_mean_micros", 4),
+                ("e2e_max_micros", -1),
+                ("partition", 6),
+                ("offset", 7),
+                ("check_failures", 8),
+                ("rebalances", 9),
+                ("assigned_partitions", 10),
+                ("stop_thread", 1),
+            ],
+        );
+        assert_eq!(LAYOUT[10], "log_lines_waiting");
+    }
 }

@@ -1,80 +1,97 @@
 //! Native methods of `io.kafkanative.jmeter.NativeLag`.
 //!
-//! A handle is a `Box<Mutex<LagMonitor>>` turned into a `long`; the Java side calls `close` exactly once and never
-//! concurrently with `sample`.
+//! A handle is a [`super::Native`] around a [`LagMonitor`] (nothing to interrupt: a sample is bounded by
+//! `timeout.ms`); `sample` returns a `LagReading(partitions, error)`.
 
-use std::sync::Mutex;
-
-use jni::objects::{JClass, JLongArray, JObjectArray, JString};
+use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString, JValue};
 use jni::sys::jlong;
-use jni::EnvUnowned;
+use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
-use super::{borrow_handle, config_pairs, new_string, BridgeError, ThrowPolicy};
-use crate::lag::LagMonitor;
-use crate::{consumer_config, logsink};
+use super::{close, engine_error, sample, BridgeError};
+use crate::lag::{parse_lag, LagMonitor, LagOutcome};
+use crate::layout;
+use crate::logsink;
 
-type Native = Mutex<LagMonitor>;
+layout!(LAYOUT, slots(o: LagOutcome) {
+    total_lag => o.total,
+    partitions => o.partitions.len(),
+    elapsed_micros => o.elapsed.as_micros(),
+    growth => o.growth.unwrap_or(0),
+    growing_windows => o.growing_windows,
+    ok => o.error.is_none(),
+    log_lines_waiting => logsink::pending(),
+});
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_open<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     config: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
-        logsink::install();
-        let pairs = config_pairs(env, &config)?;
-        let monitor = LagMonitor::open(consumer_config::parse_lag(&pairs)?)?;
-        Ok(Box::into_raw(Box::new(Mutex::new(monitor))) as jlong)
-    })
-    .resolve::<ThrowPolicy>()
+    super::open(env, config, |pairs| Ok((LagMonitor::open(parse_lag(pairs)?)?, Box::new(|| {}))))
 }
-
-/// Output layout shared with `NativeLag.sample` in Java: see its Javadoc.
-const OUT_LEN: usize = 7;
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_sample<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     out: JLongArray<'l>,
-) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        // SAFETY: handles come from `open` above and stay valid until `close` (see module docs).
-        let native: &Native = unsafe { borrow_handle(handle, "lag monitor")? };
-        let outcome = native.lock().unwrap_or_else(|p| p.into_inner()).sample();
-        let numbers: [jlong; OUT_LEN] = [
-            outcome.total,
-            outcome.partitions.len() as jlong,
-            outcome.elapsed.as_micros() as jlong,
-            outcome.growth.unwrap_or(0),
-            outcome.growing_windows as jlong,
-            outcome.error.is_none() as jlong,
-            logsink::pending() as jlong,
-        ];
-        out.set_region(env, 0, &numbers)?;
-        let text = match outcome.error {
-            None => outcome.partitions_text(),
-            Some(ref e) => format!("{}\t{}\n{}", e.code, e.message, outcome.partitions_text()),
-        };
-        new_string(env, Some(text))
-    })
-    .resolve::<ThrowPolicy>()
+) -> JObject<'l> {
+    let reading = |env: &mut Env<'l>, o: LagOutcome| -> Result<JObject<'l>, BridgeError> {
+        let partitions = env.new_string(o.partitions_text())?;
+        let error = engine_error(env, o.error.as_ref())?;
+        Ok(env.new_object(
+            jni_str!("io/kafkanative/jmeter/LagReading"),
+            jni_sig!("(Ljava/lang/String;Lio/kafkanative/jmeter/EngineError;)V"),
+            &[JValue::from(&partitions), JValue::from(&error)],
+        )?)
+    };
+    let read = |_: &mut _, m: &mut LagMonitor| Ok(m.sample());
+    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+    unsafe { sample(env, handle, "lag monitor", out, read, slots, reading) }
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_close<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), BridgeError> {
-        if handle != 0 {
-            // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-            drop(unsafe { Box::from_raw(handle as *mut Native) });
-        }
-        Ok(())
+    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+    super::void(env, || {
+        unsafe { close(handle, drop::<LagMonitor>) };
     })
-    .resolve::<ThrowPolicy>()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_array_follows_the_layout() {
+        let o = LagOutcome {
+            total: 1,
+            partitions: vec![],
+            growth: Some(3),
+            growing_windows: 4,
+            elapsed: Duration::from_micros(2),
+            error: None,
+        };
+        super::super::assert_layout(
+            LAYOUT,
+            &slots(&o),
+            &[
+                ("total_lag", 1),
+                ("partitions", 0),
+                ("elapsed_micros", 2),
+                ("growth", 3),
+                ("growing_windows", 4),
+                ("ok", 1),
+            ],
+        );
+        assert_eq!(LAYOUT[6], "log_lines_waiting");
+    }
 }

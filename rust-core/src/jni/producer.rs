@@ -1,149 +1,125 @@
 //! Native methods of `io.kafkanative.jmeter.NativeProducer`.
 //!
-//! A handle is a `Box<Native>` turned into a `long`; the Java side guarantees that `close` is called
-//! exactly once and never concurrently with `send` or `interrupt`, so the pointer is valid in between.
+//! A handle is a [`super::Native`] around a [`ProducerHandle`]; its interrupt goes through the handle's slot, which
+//! `send` does not hold while waiting.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use jni::objects::{JClass, JLongArray, JObjectArray, JString};
+use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::{Env, EnvUnowned};
 
-use super::{borrow_handle, config_pairs, error_text, new_string, BridgeError, ThrowPolicy};
-use crate::producer::{ProducerHandle, Slot};
-use crate::{config, logsink, stats};
+use super::{close, closed_text, engine_error, interrupt, opt_string, sample, BridgeError};
+use crate::layout;
+use crate::logsink;
+use crate::producer::{settings, ProducerHandle, SampleOutcome};
 
-/// What a Java `long` handle points at. The mutex is only ever taken by the handle's own JMeter
-/// thread (and by close), so it costs an uncontended lock per sample; `interrupt` goes through the
-/// slot, which `send` does not hold while waiting.
-struct Native {
-    slot: Arc<Slot>,
-    handle: Mutex<ProducerHandle>,
-}
+const WHAT: &str = "Kafka producer";
 
-fn native<'a>(handle: jlong) -> Result<&'a Native, BridgeError> {
-    // SAFETY: handles come from `open` below and stay valid until `close` (see module docs).
-    unsafe { borrow_handle(handle, "Kafka producer") }
-}
-
-fn opt_string(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
-    if s.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(s.try_to_string(env)?))
-}
+layout!(LAYOUT, slots(o: SampleOutcome) {
+    sent => o.sent,
+    acked => o.acked,
+    failed => o.failed,
+    elapsed_micros => o.elapsed.as_micros(),
+    bytes_sent => o.bytes,
+    partition => o.partition,
+    offset => o.offset,
+    log_lines_waiting => logsink::pending(),
+});
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_open<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     config: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
-    env.with_env(|env| -> Result<jlong, BridgeError> {
-        logsink::install();
-        let pairs = config_pairs(env, &config)?;
-        let settings = config::parse(&pairs)?;
-        let handle = ProducerHandle::open(settings)?;
-        let native = Box::new(Native { slot: handle.slot(), handle: Mutex::new(handle) });
-        Ok(Box::into_raw(native) as jlong)
+    super::open(env, config, |pairs| {
+        let handle = ProducerHandle::open(settings::parse(pairs)?, &super::RUN)?;
+        let slot = handle.slot();
+        Ok((handle, Box::new(move || slot.interrupt())))
     })
-    .resolve::<ThrowPolicy>()
 }
-
-/// Output layout shared with `NativeProducer.send` in Java: see its Javadoc.
-const OUT_LEN: usize = 8;
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     value: JString<'l>,
     out: JLongArray<'l>,
-) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let native = native(handle)?;
-        let mut producer = native.handle.lock().unwrap_or_else(|p| p.into_inner());
-        let outcome = if value.is_null() {
-            producer.send(None)
-        } else {
-            // Borrowed from the JVM without a copy when it is valid UTF-8 (the common case).
-            let chars = value.mutf8_chars(env)?;
-            let text = chars.to_str();
-            producer.send(Some(text.as_bytes()))
-        };
-        drop(producer);
-        let numbers: [jlong; OUT_LEN] = [
-            outcome.sent as jlong,
-            outcome.acked as jlong,
-            outcome.failed as jlong,
-            outcome.elapsed.as_micros() as jlong,
-            outcome.bytes as jlong,
-            outcome.partition as jlong,
-            outcome.offset,
-            logsink::pending() as jlong,
-        ];
-        out.set_region(env, 0, &numbers)?;
-        new_string(env, outcome.error.map(error_text))
-    })
-    .resolve::<ThrowPolicy>()
+) -> JObject<'l> {
+    let send = |env: &mut Env<'l>, p: &mut ProducerHandle| -> Result<SampleOutcome, BridgeError> {
+        // value.mode=jmeter: GetStringUTFChars (the JVM may copy the text); turned into UTF-8 without another copy
+        // unless it holds characters that modified UTF-8 encodes differently (NUL, supplementary characters).
+        let chars = if value.is_null() { None } else { Some(value.mutf8_chars(env)?) };
+        let text = chars.as_ref().map(|c| c.to_str());
+        Ok(p.send(text.as_deref().map(str::as_bytes)))
+    };
+    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+    unsafe { sample(env, handle, WHAT, out, send, slots, |env, o| engine_error(env, o.error.as_ref())) }
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_interrupt<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    env.with_env(|_env| -> Result<(), BridgeError> {
-        if handle != 0 {
-            native(handle)?.slot.interrupt();
-        }
-        Ok(())
-    })
-    .resolve::<ThrowPolicy>()
+    // SAFETY: as for `send`.
+    super::void(env, || unsafe { interrupt::<ProducerHandle>(handle) })
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_close<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     timeout_ms: jlong,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        if handle == 0 {
-            return new_string(env, Some("already closed".into()));
-        }
-        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-        let native = unsafe { Box::from_raw(handle as *mut Native) };
-        let mut producer = native.handle.lock().unwrap_or_else(|p| p.into_inner());
-        let report = producer.close(Duration::from_millis(timeout_ms.max(0) as u64));
-        new_string(env, Some(report))
-    })
-    .resolve::<ThrowPolicy>()
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_drainLogs<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> { new_string(env, logsink::drain()) })
-        .resolve::<ThrowPolicy>()
+    let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
+    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+    super::text(env, |_| closed_text(unsafe { close(handle, |mut p: ProducerHandle| p.close(timeout)) }))
 }
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_report<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     summary_path: JString<'l>,
 ) -> JString<'l> {
-    env.with_env(|env| -> Result<JString<'l>, BridgeError> {
-        let path = opt_string(env, &summary_path)?;
-        let line = stats::write_report(path.as_deref()).map_err(BridgeError::Engine)?;
-        new_string(env, line)
-    })
-    .resolve::<ThrowPolicy>()
+    super::text(env, |env| Ok(super::RUN.producer_report(opt_string(env, &summary_path)?.as_deref())?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::EngineError;
+
+    #[test]
+    fn the_array_follows_the_layout() {
+        let o = SampleOutcome {
+            sent: 1,
+            acked: 2,
+            failed: 3,
+            elapsed: Duration::from_micros(4),
+            bytes: 5,
+            partition: 6,
+            offset: 7,
+            error: Some(EngineError::new("X", "y")),
+        };
+        super::super::assert_layout(
+            LAYOUT,
+            &slots(&o),
+            &[
+                ("sent", 1),
+                ("acked", 2),
+                ("failed", 3),
+                ("elapsed_micros", 4),
+                ("bytes_sent", 5),
+                ("partition", 6),
+                ("offset", 7),
+            ],
+        );
+        assert_eq!(LAYOUT[7], "log_lines_waiting");
+    }
 }

@@ -151,13 +151,15 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
                     Some(v) => json_to_value(v, &f.schema, all).map_err(|e| prefix(e, &f.name))?,
                     None => match &f.default {
                         Some(d) => json_to_value(d.clone(), &f.schema, all).map_err(|e| prefix(e, &f.name))?,
-                        None => return Err(EngineError::new(
-                            RECORD_INVALID,
-                            format!(
+                        None => {
+                            return Err(EngineError::new(
+                                RECORD_INVALID,
+                                format!(
                                 "the record does not match the Avro schema: field '{}' is missing and has no default",
                                 f.name
                             ),
-                        )),
+                            ))
+                        }
                     },
                 };
                 fields.push((f.name.clone(), v));

@@ -64,6 +64,52 @@ pub const SCHEMA_NOT_FOUND: &str = "SCHEMA_NOT_FOUND";
 /// Code of a schema the registry refused as incompatible (HTTP 409).
 pub const SCHEMA_INCOMPATIBLE: &str = "SCHEMA_INCOMPATIBLE";
 
+/// The producer's schema settings (beside `value.mode` / `key.mode`), for the sampler's list of own keys.
+pub const PRODUCER_KEYS: &[&str] = &[
+    "value.schema.file",
+    "value.schema.message",
+    "value.schema.subject",
+    "value.schema.version",
+    "value.schema.rules",
+    "value.schema.rules.file",
+    "value.schema.input",
+    "value.subject.name.strategy",
+    "value.schema.framing",
+    "key.schema.file",
+    "key.schema.message",
+    "key.schema.subject",
+    "key.schema.version",
+    "key.schema.rules",
+    "key.schema.rules.file",
+    "key.subject.name.strategy",
+    "key.schema.framing",
+    "schema.registry.url",
+    "schema.registry.username",
+    "schema.registry.password",
+    "schema.registry.ssl.ca.location",
+    "schema.registry.timeout.ms",
+    "auto.register.schemas",
+];
+
+/// The consumer's decoding settings, for the sampler's list of own keys.
+pub const CONSUMER_KEYS: &[&str] = &[
+    "value.decode",
+    "value.schema.file",
+    "value.schema.message",
+    "value.schema.framing",
+    "value.assert",
+    "key.decode",
+    "key.schema.file",
+    "key.schema.message",
+    "key.schema.framing",
+    "key.assert",
+    "schema.registry.url",
+    "schema.registry.username",
+    "schema.registry.password",
+    "schema.registry.ssl.ca.location",
+    "schema.registry.timeout.ms",
+];
+
 /// The three schema languages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -165,7 +211,7 @@ pub enum Input {
 }
 
 /// Everything a [`RecordEncoder`] needs, validated.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EncoderSettings {
     /// Key or value.
     pub role: Role,
@@ -293,6 +339,11 @@ impl EncoderSettings {
                 )))
             }
         };
+        if role == Role::Key && input == Input::Jmeter {
+            return Err(EngineError::config(
+                "key.schema.input=jmeter is not supported: the sample carries one value; keys are generated from their schema",
+            ));
+        }
         let framed = framing(s, p, registry.is_some())?;
         Ok(Some(EncoderSettings {
             role,
@@ -570,7 +621,7 @@ impl FieldAssertion {
 }
 
 /// Settings of the consumer's decoding.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DecoderSettings {
     /// Expected language.
     pub format: Format,

@@ -6,11 +6,11 @@
 //! Errors name the registry's URL without any user or password.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
-use once_cell::sync::Lazy;
+
 use serde_json::{json, Value as Json};
 
 use super::{
@@ -69,7 +69,8 @@ pub struct RegistryClient {
 }
 
 /// Answers already fetched, by (registry URL, question): setup of many threads asks once.
-static CACHE: Lazy<Mutex<HashMap<(String, String), RegisteredSchema>>> = Lazy::new(|| Mutex::new(HashMap::new()));
+static CACHE: LazyLock<Mutex<HashMap<(String, String), RegisteredSchema>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
 
 impl RegistryClient {
     /// A client for `config`; reads the CA file now, so a wrong path fails at setup.

@@ -49,7 +49,7 @@ pub struct FieldRules {
 }
 
 /// The rules of a record type, by field path; knows which paths the schema used (to refuse typos).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rules {
     by_path: BTreeMap<String, FieldRules>,
 }

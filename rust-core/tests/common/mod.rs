@@ -1,10 +1,20 @@
-//! Helpers for tests that talk to the real broker started by `scripts/kafka start`.
+//! Helpers for the integration tier: tests that talk to the real broker started by `scripts/kafka start`.
+//!
+//! Every such test starts with [`require_broker!`]: when no broker answers, it prints why it is skipped (straight
+//! to the terminal, past the test harness's output capture) and returns, so a run without a broker says so.
 
 #![allow(dead_code)] // each test file uses a different subset
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use kafka_native::{admin, config};
+use std::sync::{Arc, LazyLock};
+
+use kafka_native::client::admin;
+use kafka_native::producer::settings as config;
+use kafka_native::report::Run;
+
+/// The run of this test binary (tests of one binary share it, as the handles of one JMeter test do).
+pub static RUN: LazyLock<Arc<Run>> = LazyLock::new(Run::new);
 
 /// Connection properties for the admin helpers: the local broker, no security.
 pub fn connection() -> std::collections::BTreeMap<String, String> {
@@ -35,4 +45,37 @@ pub fn settings(topic: &str, extra: &[(&str, &str)]) -> config::ProducerSettings
 
 pub fn total_messages(topic: &str) -> i64 {
     admin::end_offsets(&connection(), topic, Duration::from_secs(10)).unwrap().iter().sum()
+}
+
+/// True when something accepts connections at the bootstrap address (checked once per test binary).
+pub fn broker_answers() -> bool {
+    static ANSWERS: LazyLock<bool> = LazyLock::new(|| {
+        use std::net::ToSocketAddrs;
+        let Some(addr) = bootstrap().to_socket_addrs().ok().and_then(|mut a| a.next()) else { return false };
+        std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_ok()
+    });
+    *ANSWERS
+}
+
+/// Prints the skip line of test `name` on the terminal (not captured by the harness).
+pub fn report_skip(name: &str) {
+    use std::io::Write;
+    let line = format!(
+        "SKIPPED {name}: no broker answered on {} (start one with scripts/kafka start, or set KAFKA_BOOTSTRAP)\n",
+        bootstrap()
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+/// Returns from the test (reported as skipped, with the reason) when no broker answers.
+#[macro_export]
+macro_rules! require_broker {
+    () => {
+        if !common::broker_answers() {
+            fn here() {}
+            let name = std::any::type_name_of_val(&here);
+            common::report_skip(name.trim_end_matches("::here"));
+            return;
+        }
+    };
 }

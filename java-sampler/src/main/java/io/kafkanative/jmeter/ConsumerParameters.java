@@ -1,22 +1,18 @@
 package io.kafkanative.jmeter;
 
 import java.util.List;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
-import org.apache.jmeter.config.Arguments;
-import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
 
 /**
  * The consumer and lag samplers' parameters: the tables the JMeter GUI shows. As for the producer, Java only
  * passes them on ({@link ProducerParameters#engineConfig}, with the thread's number and its group's thread count)
- * and the engine validates them; Java reads the few it acts on itself: {@code check.regex}, {@code stop.on.empty},
- * {@code lag.variable}.
+ * and the engine validates and applies them, the consumer's verdict included (fail.on.empty, stop.on.empty,
+ * check.sequence, check.regex). Java reads only {@code lag.variable} and, for a message, {@code poll.timeout.ms}.
  */
 final class ConsumerParameters {
 
-    static final String CHECK_REGEX = "check.regex";
-    static final String STOP_ON_EMPTY = "stop.on.empty";
+    static final String POLL_TIMEOUT_MS = "poll.timeout.ms";
+    static final long DEFAULT_POLL_TIMEOUT_MS = 1000;
     static final String LAG_VARIABLE = "lag.variable";
     static final String DEFAULT_LAG_VARIABLE = "kafka.lag";
 
@@ -35,13 +31,20 @@ final class ConsumerParameters {
             parameter("assignment", "all"),           // all | 0,1,2 | 0-5 (static, split across threads) | subscribe
             parameter("commit", "auto"),              // auto | sync (after each sample) | none
             parameter("max.records", "500"),
-            parameter("poll.timeout.ms", "1000"),
+            parameter(POLL_TIMEOUT_MS, String.valueOf(DEFAULT_POLL_TIMEOUT_MS)),
             parameter("auto.offset.reset", "earliest"),
             parameter("session.timeout.ms", "45000"),
             parameter("fail.on.empty", "false"),
-            parameter(STOP_ON_EMPTY, "false"),
+            parameter("stop.on.empty", "false"),
             parameter("check.sequence", "false"),     // kn.seq increases per producer and partition (audit=true)
-            parameter(CHECK_REGEX, ""),               // every value must contain a match (Java regex)
+            parameter("check.regex", ""),             // every value must contain a match (Java-style regex)
+            parameter("value.decode", ""),            // blank/none | avro | json-schema | protobuf: each record decodes
+            parameter("value.assert", ""),            // with value.decode: field.path=expected on every record
+            parameter("value.schema.file", ""),       // records without the registry header: their schema file
+            parameter("schema.registry.url", ""),     // resolves the records' schema ids
+            parameter("schema.registry.username", ""),
+            parameter("schema.registry.password", ""),
+            parameter("schema.registry.ssl.ca.location", ""),
             parameter("timeout.ms", "5000"),
             parameter("extra.properties", ""));
 
@@ -63,34 +66,13 @@ final class ConsumerParameters {
         return new ProducerParameters.Parameter(name, defaultValue);
     }
 
-    static Arguments arguments(List<ProducerParameters.Parameter> table) {
-        Arguments arguments = new Arguments();
-        for (ProducerParameters.Parameter parameter : table) {
-            arguments.addArgument(parameter.name(), parameter.defaultValue());
-        }
-        return arguments;
+    /** poll.timeout.ms, for the message of an empty poll (the engine validates it). */
+    static long pollTimeoutMs(String[] config) {
+        return ProducerParameters.number(config, POLL_TIMEOUT_MS, DEFAULT_POLL_TIMEOUT_MS);
     }
 
-    /** check.regex compiled, or null when blank; an invalid regex is a configuration error naming it. */
-    static Pattern checkRegex(JavaSamplerContext context) {
-        String regex = context.getParameter(CHECK_REGEX, "");
-        if (regex.isBlank()) {
-            return null;
-        }
-        try {
-            return Pattern.compile(regex);
-        } catch (PatternSyntaxException e) {
-            throw new IllegalArgumentException("CONFIG_ERROR\tcheck.regex: '" + regex + "' is not a valid Java regular"
-                    + " expression: " + e.getDescription());
-        }
-    }
-
-    static boolean stopOnEmpty(JavaSamplerContext context) {
-        return "true".equals(context.getParameter(STOP_ON_EMPTY, "").trim());
-    }
-
-    static String lagVariable(JavaSamplerContext context) {
-        String name = context.getParameter(LAG_VARIABLE, "").trim();
-        return name.isEmpty() ? DEFAULT_LAG_VARIABLE : name;
+    static String lagVariable(String[] config) {
+        String name = ProducerParameters.setting(config, LAG_VARIABLE);
+        return name == null ? DEFAULT_LAG_VARIABLE : name;
     }
 }

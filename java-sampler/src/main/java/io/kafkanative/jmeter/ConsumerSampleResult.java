@@ -4,18 +4,26 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
- * One consumer poll or one lag reading, as JMeter's listeners show it.
+ * One consumer poll, as JMeter's listeners show it.
  *
- * <p>A poll: sample count = records (at least 1, JMeter divides by it), bytes = their size, elapsed = the engine's
- * poll time, and JMeter's Latency column = the mean produce-to-consume latency of the sample's records (0 when
- * none had a send time), so JMeter's own graphs and dashboard show end-to-end latency.
+ * <p>Sample count = records (at least 1, JMeter divides by it), bytes = their size, elapsed = the engine's poll
+ * time, and JMeter's Latency column = the mean produce-to-consume latency of the sample's records (0 when none had
+ * a send time), so JMeter's own graphs and dashboard show end-to-end latency. The verdict is the engine's; this
+ * class only words it.
  */
 public class ConsumerSampleResult extends KafkaSampleResult {
 
     private static final long serialVersionUID = 1L;
 
-    /** Fills in what {@link NativeConsumer#poll} reported; {@code start} = epoch millis when it was called. */
-    void describePoll(long start, String error, long[] out, long pollTimeoutMs) {
+    /**
+     * Fills in what {@link NativeConsumer#poll} reported.
+     *
+     * @param start         when poll was called (epoch millis)
+     * @param error         null if the sample succeeded, else the engine's verdict
+     * @param out           the counters poll filled in
+     * @param pollTimeoutMs poll.timeout.ms, for the message of an empty poll
+     */
+    void describePoll(long start, EngineError error, long[] out, long pollTimeoutMs) {
         long elapsedMillis = Math.round(out[NativeConsumer.ELAPSED_MICROS] / 1000.0);
         setStampAndTime(isStampedAtStart() ? start : start + elapsedMillis, elapsedMillis);
         long e2eMean = out[NativeConsumer.E2E_MEAN_MICROS];
@@ -27,6 +35,8 @@ public class ConsumerSampleResult extends KafkaSampleResult {
         setBytes(out[NativeConsumer.BYTES]);
         setBodySize(out[NativeConsumer.BYTES]);
         setSentBytes(0);
+        // stop.on.empty: the engine saw this thread's partitions drained, like kafka-consumer-perf-test's end of input.
+        setStopThread(out[NativeConsumer.STOP_THREAD] == 1);
         String data = "records=" + records + " bytes=" + out[NativeConsumer.BYTES]
                 + " partition=" + out[NativeConsumer.PARTITION] + " offset=" + out[NativeConsumer.OFFSET]
                 + " e2e.mean.us=" + e2eMean + " e2e.max.us=" + out[NativeConsumer.E2E_MAX_MICROS]
@@ -43,11 +53,12 @@ public class ConsumerSampleResult extends KafkaSampleResult {
                 setResponseData(data, StandardCharsets.UTF_8.name());
             }
         } else {
-            EngineError first = EngineError.parse(error, "POLL_FAILED");
             setSuccessful(false);
-            setResponseCode(first.code());
-            setResponseMessage(records == 0 ? first.message() : summary(out) + "; " + first.message());
-            setResponseData(data + "\n" + first.code() + ": " + first.message(), StandardCharsets.UTF_8.name());
+            setResponseCode(error.code());
+            // CONTENT_MISMATCH's message counts the sample's records itself ("3 of 3 records do not contain ...").
+            boolean selfContained = records == 0 || error.code().equals("CONTENT_MISMATCH");
+            setResponseMessage(selfContained ? error.message() : summary(out) + "; " + error.message());
+            setResponseData(data + "\n" + error.code() + ": " + error.message(), StandardCharsets.UTF_8.name());
         }
     }
 
@@ -61,45 +72,5 @@ public class ConsumerSampleResult extends KafkaSampleResult {
         }
         return text.append(", last at partition ").append(out[NativeConsumer.PARTITION])
                 .append(", offset ").append(out[NativeConsumer.OFFSET]).toString();
-    }
-
-    /** A content check that failed on {@code mismatches} of the sample's records; the first one is shown. */
-    void failCheck(int mismatches, int records, String regex, String firstValue) {
-        String excerpt = firstValue.length() > 100 ? firstValue.substring(0, 100) + "..." : firstValue;
-        setSuccessful(false);
-        setResponseCode("CONTENT_MISMATCH");
-        setResponseMessage(mismatches + " of " + records + " records do not contain a match of check.regex '" + regex
-                + "'; the first: '" + excerpt + "'");
-    }
-
-    /**
-     * Fills in what {@link NativeLag#sample} reported: {@code text} is the per-partition lag, preceded by
-     * "CODE\tmessage\n" when the sample failed.
-     */
-    void describeLag(long start, String text, long[] out) {
-        long elapsedMillis = Math.round(out[NativeLag.ELAPSED_MICROS] / 1000.0);
-        setStampAndTime(isStampedAtStart() ? start : start + elapsedMillis, elapsedMillis);
-        setLatency(elapsedMillis);
-        boolean ok = out[NativeLag.OK] == 1;
-        String partitions = text;
-        EngineError error = null;
-        if (!ok) {
-            int newline = text.indexOf('\n');
-            error = EngineError.parse(newline < 0 ? text : text.substring(0, newline), "LAG_FAILED");
-            partitions = newline < 0 ? "" : text.substring(newline + 1);
-        }
-        String lag = "lag " + out[NativeLag.TOTAL_LAG] + " (growth " + String.format(Locale.ROOT, "%+d",
-                out[NativeLag.GROWTH]) + ", growing " + out[NativeLag.GROWING_WINDOWS] + " sample(s) in a row): "
-                + partitions;
-        setSuccessful(ok);
-        if (ok) {
-            setResponseCode("OK");
-            setResponseMessage(lag);
-        } else {
-            setResponseCode(error.code());
-            setResponseMessage(error.code().equals("LAG_GROWING") ? error.message() + "; " + lag : error.message());
-        }
-        setResponseData("total=" + out[NativeLag.TOTAL_LAG] + "\n" + partitions.replace(' ', '\n')
-                + (error == null ? "" : "\n" + error.code() + ": " + error.message()), StandardCharsets.UTF_8.name());
     }
 }

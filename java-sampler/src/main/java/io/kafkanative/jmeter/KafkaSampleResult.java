@@ -32,10 +32,10 @@ public class KafkaSampleResult extends SampleResult {
      * Fills in what {@link NativeProducer#send} reported.
      *
      * @param start when the send was called (epoch millis)
-     * @param error null if every message was acked, else "ERROR_CODE\thuman message" of the first failure
+     * @param error null if every message was acked, else the first failure
      * @param out   the counters send filled in
      */
-    void describeSend(long start, String error, long[] out) {
+    void describeSend(long start, EngineError error, long[] out) {
         // The engine's own send -> ack time, not the time around the JNI call. JMeter's time stamp is the start
         // or (by default) the end of the sample, depending on its property sampleresult.timestamp.start.
         long elapsedMillis = Math.round(out[NativeProducer.ELAPSED_MICROS] / 1000.0);
@@ -58,16 +58,15 @@ public class KafkaSampleResult extends SampleResult {
             setResponseMessage(messages == 1 ? "acked: " + lastAck : messages + " acked, the last at " + lastAck);
             setResponseData(where, StandardCharsets.UTF_8.name());
         } else {
-            EngineError first = EngineError.parse(error, "SEND_FAILED");
             setSuccessful(false);
-            setResponseCode(first.code());
-            setResponseMessage(messages == 1 ? first.message()
-                    : Math.max(1, failed) + " of " + messages + " failed: " + first.code() + ": " + first.message());
-            setResponseData(where + "\n" + first.code() + ": " + first.message(), StandardCharsets.UTF_8.name());
+            setResponseCode(error.code());
+            setResponseMessage(messages == 1 ? error.message()
+                    : Math.max(1, failed) + " of " + messages + " failed: " + error.code() + ": " + error.message());
+            setResponseData(where + "\n" + error.code() + ": " + error.message(), StandardCharsets.UTF_8.name());
         }
     }
 
-    /** A sample that sent nothing: a configuration error or a closed producer. */
+    /** A sample that made no native call, or whose call threw: a failed setup, a closed handle, an engine fault. */
     void fail(EngineError error) {
         setStampAndTime(System.currentTimeMillis(), 0);
         setSuccessful(false);

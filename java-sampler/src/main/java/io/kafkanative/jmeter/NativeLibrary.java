@@ -36,12 +36,12 @@ final class NativeLibrary {
     private NativeLibrary() {
     }
 
-    /** Loads the library unless already done; throws UnsatisfiedLinkError with a message saying what to fix. */
     /** Whether the engine is loaded in this JVM (native calls are safe). */
     static synchronized boolean isLoaded() {
         return loaded;
     }
 
+    /** Loads the library unless already done; throws UnsatisfiedLinkError with a message saying what to fix. */
     static synchronized void load() {
         if (loaded) {
             return;

@@ -1,10 +1,11 @@
 package io.kafkanative.jmeter;
 
 /**
- * The Rust engine's producer, as seen from Java: the native methods only (implemented in rust-core's JNI bridge).
+ * The Rust engine's producer, as seen from Java: the native methods only (rust-core's JNI bridge,
+ * {@code jni/producer.rs}).
  *
- * <p>A handle is a raw pointer to engine memory: never use it after {@link #close}. {@link KafkaProducerSampler} owns
- * one handle per JMeter thread and guards it with locks.
+ * <p>A handle is a raw pointer to engine memory: never use it after {@link #close}. {@link KafkaProducerSampler}
+ * owns one handle per JMeter thread and guards it with locks (see {@link AbstractNativeSampler}).
  */
 final class NativeProducer {
 
@@ -12,7 +13,7 @@ final class NativeProducer {
         NativeLibrary.load();
     }
 
-    /** Indexes into the {@code long[]} that {@link #send} fills. */
+    /** Indexes into the {@code long[]} that {@link #send} fills: the engine's layout "producer". */
     static final int SENT = 0;
     static final int ACKED = 1;
     static final int FAILED = 2;
@@ -28,23 +29,21 @@ final class NativeProducer {
 
     /**
      * Opens a producer handle for the calling thread. config = flattened [k0, v0, k1, v1, ...] of the sampler's
-     * parameters (only non-blank values, trimmed; the Java side does NOT interpret them except value.mode).
-     * Throws IllegalArgumentException with a user-facing message (names the key, says why, how to fix) on bad
-     * configuration.
+     * parameters (only non-blank values, trimmed; Java does not interpret them except value.mode and timeout.ms).
+     * Throws {@link EngineException} (CONFIG_ERROR naming the key, why and how to fix; or a failed pre-flight
+     * check such as TRANSPORT, AUTHENTICATION, UNKNOWN_TOPIC_OR_PART, TOO_FEW_PARTITIONS).
      */
     static native long open(String[] config);
 
     /**
      * Sends messages.per.sample messages and blocks until every one is acknowledged by the broker, failed, or the
      * timeout passed. value: null = the engine generates the payload; non-null = this string (UTF-8) is the value
-     * (value.mode=jmeter).
-     * Fills out (length 8): [0]=messages sent, [1]=acked, [2]=failed, [3]=elapsed micros (first send -> last ack),
-     * [4]=bytes sent (key+value+headers), [5]=partition of the last acked message (-1 if none), [6]=its offset
-     * (-1 if none), [7]=number of engine log lines waiting (call drainLogs only when > 0).
-     * Returns null when all were acked, else "ERROR_CODE\thuman message" for the first failure
-     * (e.g. "MSG_SIZE_TOO_LARGE\t..."). Throws IllegalStateException if the handle is closed.
+     * (value.mode=jmeter). Fills out (OUT_LENGTH): messages sent, acked, failed, elapsed micros (first send to last
+     * ack), bytes sent (key+value+headers), partition and offset of the last acked message (-1 if none), engine
+     * log lines waiting (call {@link NativeEngine#drainLogs} only when > 0). Returns null when all were acked, else
+     * the first failure (e.g. MSG_SIZE_TOO_LARGE). Throws {@link EngineException} CLOSED if the handle is closed.
      */
-    static native String send(long handle, String value, long[] out);
+    static native EngineError send(long handle, String value, long[] out);
 
     /**
      * Wakes a thread blocked in send on this handle; that send returns with code INTERRUPTED for unfinished
@@ -60,15 +59,9 @@ final class NativeProducer {
     static native String close(long handle, long timeoutMs);
 
     /**
-     * Engine/librdkafka log lines queued since the last call: null if none, else lines "LEVEL\tmessage" joined by
-     * '\n'; LEVEL is ERROR, WARN, INFO or DEBUG.
-     */
-    static native String drainLogs();
-
-    /**
-     * Called once when the last sampler of the test has closed: returns the kafka-producer-perf-test style summary
-     * line (or null if nothing was sent) and writes the JSON summary to summaryPath; resets the totals for the next
-     * test.
+     * Called once when the last producer of the test has closed: returns the kafka-producer-perf-test style
+     * summary line (or null if nothing was sent) and writes the JSON summary to summaryPath; resets the totals for
+     * the next test.
      */
     static native String report(String summaryPath);
 }

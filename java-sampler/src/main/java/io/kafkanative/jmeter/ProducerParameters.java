@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.apache.jmeter.config.Arguments;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
+import org.apache.jmeter.testelement.TestElement;
 import org.apache.jmeter.threads.AbstractThreadGroup;
 import org.apache.jmeter.threads.JMeterContext;
 
@@ -25,6 +26,8 @@ final class ProducerParameters {
     static final String VALUE_MODE = "value.mode";
     /** The value mode in which each sample sends the {@code value} parameter (instead of a generated payload). */
     static final String VALUE_MODE_JMETER = "jmeter";
+    /** With a schema mode (avro, json-schema, protobuf), this input sends the {@code value} parameter as JSON. */
+    static final String SCHEMA_INPUT = "value.schema.input";
     static final String TIMEOUT_MS = "timeout.ms";
     static final String THREAD_NUMBER = "thread.number";
     static final String THREAD_COUNT = "thread.count";
@@ -44,13 +47,27 @@ final class ProducerParameters {
             new Parameter("producer.scope", "thread"),        // thread | test
             new Parameter(TIMEOUT_MS, String.valueOf(DEFAULT_TIMEOUT_MS)),
             new Parameter("messages.per.sample", "1"),
-            new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter
+            new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter | avro | json-schema | protobuf
             new Parameter("record.size", "1024"),
             new Parameter("value.template", ""),
             new Parameter("payload.file", ""),
             new Parameter(VALUE, ""),                         // value.mode=jmeter: e.g. ${payload} from a CSV Data Set
-            new Parameter("key.mode", "none"),                // none | sequence | random | fixed | template
+            new Parameter("key.mode", "none"),                // none | sequence | random | fixed | template | avro | ...
             new Parameter("key", ""),
+            new Parameter("value.schema.file", ""),           // .avsc | JSON Schema .json | .proto
+            new Parameter("value.schema.message", ""),        // Protobuf message; blank: the file's first
+            new Parameter("value.schema.subject", ""),        // the schema from the registry instead of a file
+            new Parameter("value.schema.version", ""),        // with a subject; blank: latest
+            new Parameter("value.schema.rules", ""),          // field rules: id = seq(1); status = choice(NEW,PAID)
+            new Parameter("value.schema.rules.file", ""),     // the same, one rule per line
+            new Parameter(SCHEMA_INPUT, ""),                  // blank/generate: random records; jmeter: encode value (JSON)
+            new Parameter("key.schema.file", ""),             // key.mode=avro|json-schema|protobuf
+            new Parameter("schema.registry.url", ""),         // e.g. http://host:8081 or .../apis/ccompat/v7 (Apicurio)
+            new Parameter("schema.registry.username", ""),
+            new Parameter("schema.registry.password", ""),
+            new Parameter("schema.registry.ssl.ca.location", ""), // PEM file of the registry's CA
+            new Parameter("auto.register.schemas", ""),       // blank/true: register file schemas; false: must exist
+            new Parameter("value.subject.name.strategy", ""), // blank/topic | record | topic-record
             new Parameter("headers", ""),                     // k=v;k2=v2
             new Parameter("partition", ""),
             new Parameter("preflight", "warn"),               // fail | warn | off: broker, topic, partitions vs threads
@@ -65,9 +82,10 @@ final class ProducerParameters {
     private ProducerParameters() {
     }
 
-    static Arguments defaultArguments() {
+    /** A GUI table: these parameters with their defaults. */
+    static Arguments arguments(List<Parameter> table) {
         Arguments arguments = new Arguments();
-        for (Parameter parameter : DEFAULTS) {
+        for (Parameter parameter : table) {
             arguments.addArgument(parameter.name(), parameter.defaultValue());
         }
         return arguments;
@@ -118,16 +136,39 @@ final class ProducerParameters {
         return !name.isBlank() && !name.startsWith("TestElement.") && !name.equals(VALUE);
     }
 
-    static boolean valueFromJMeter(JavaSamplerContext context) {
-        return VALUE_MODE_JMETER.equals(context.getParameter(VALUE_MODE, "").trim());
+    /** The value of {@code name} in an engine configuration ({@link #engineConfig}), or null if it is not set. */
+    static String setting(String[] config, String name) {
+        for (int i = 0; i + 1 < config.length; i += 2) {
+            if (config[i].equals(name)) {
+                return config[i + 1];
+            }
+        }
+        return null;
     }
 
-    /** The sampler's send timeout; the engine reports a malformed one, here it only bounds the wait at close. */
-    static long timeoutMs(JavaSamplerContext context) {
+    /** A number setting; {@code fallback} when it is missing or malformed (the engine reports a malformed one). */
+    static long number(String[] config, String name, long fallback) {
+        String value = setting(config, name);
         try {
-            return Long.parseLong(context.getParameter(TIMEOUT_MS, "").trim());
+            return value == null ? fallback : Long.parseLong(value);
         } catch (NumberFormatException e) {
-            return DEFAULT_TIMEOUT_MS;
+            return fallback;
         }
+    }
+
+    /** The sample sends {@code value}: value.mode=jmeter, or a schema mode encoding JMeter's JSON. */
+    static boolean valueFromJMeter(String[] config) {
+        return VALUE_MODE_JMETER.equals(setting(config, VALUE_MODE))
+                || VALUE_MODE_JMETER.equals(setting(config, SCHEMA_INPUT));
+    }
+
+    /** The sampler's send timeout; it only bounds the wait at close here. */
+    static long timeoutMs(String[] config) {
+        return number(config, TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
+    }
+
+    /** The sample label, as JMeter's own JavaTest takes it: the element's name (JMeter fills it in if empty). */
+    static String label(JavaSamplerContext context) {
+        return context.getParameter(TestElement.NAME, "");
     }
 }

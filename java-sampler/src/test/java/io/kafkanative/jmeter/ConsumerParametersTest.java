@@ -1,9 +1,7 @@
 package io.kafkanative.jmeter;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
@@ -35,20 +33,28 @@ class ConsumerParametersTest {
     }
 
     @Test
-    void javaReadsCheckRegexStopOnEmptyAndTheLagVariable() {
-        assertNull(ConsumerParameters.checkRegex(context(Map.of("check.regex", " "))));
-        assertTrue(ConsumerParameters.checkRegex(context(Map.of("check.regex", "^a+$"))).matcher("aa").find());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ConsumerParameters.checkRegex(context(Map.of("check.regex", "[a"))));
-        assertTrue(e.getMessage().startsWith("CONFIG_ERROR\tcheck.regex: '[a' is not a valid"), e.getMessage());
-        assertTrue(ConsumerParameters.stopOnEmpty(context(Map.of("stop.on.empty", "true"))));
-        assertEquals("kafka.lag", ConsumerParameters.lagVariable(context(Map.of())));
-        assertEquals("lag.orders", ConsumerParameters.lagVariable(context(Map.of("lag.variable", "lag.orders"))));
+    void javaReadsOnlyTheLagVariableAndThePollTimeout() {
+        assertEquals("kafka.lag", ConsumerParameters.lagVariable(config()));
+        assertEquals("lag.orders", ConsumerParameters.lagVariable(config("lag.variable", " lag.orders ")));
+        assertEquals(300, ConsumerParameters.pollTimeoutMs(config("poll.timeout.ms", "300")));
+        assertEquals(1000, ConsumerParameters.pollTimeoutMs(config("poll.timeout.ms", "soon")));
+        assertEquals(1000, ConsumerParameters.pollTimeoutMs(config()));
     }
 
-    private static JavaSamplerContext context(Map<String, String> parameters) {
+    @Test
+    void theConsumersVerdictSettingsGoToTheEngine() {
+        String[] config = config("check.regex", "^order-\\d+$", "stop.on.empty", "true", "fail.on.empty", "true");
+
+        assertArrayEquals(new String[] {"check.regex", "^order-\\d+$", "stop.on.empty", "true", "fail.on.empty",
+                "true"}, config);
+    }
+
+    /** The engine configuration of a Java Request with these parameters. */
+    private static String[] config(String... nameValuePairs) {
         Arguments arguments = new Arguments();
-        parameters.forEach(arguments::addArgument);
-        return new JavaSamplerContext(arguments);
+        for (int i = 0; i < nameValuePairs.length; i += 2) {
+            arguments.addArgument(nameValuePairs[i], nameValuePairs[i + 1]);
+        }
+        return ProducerParameters.engineConfig(new JavaSamplerContext(arguments));
     }
 }

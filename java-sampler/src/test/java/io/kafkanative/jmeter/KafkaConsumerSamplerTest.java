@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,7 +44,7 @@ class KafkaConsumerSamplerTest {
         Map<String, String> parameters = new HashMap<>(Map.of("topic", topic, "messages.per.sample",
                 String.valueOf(perSample), "record.size", "100", "stamp.time", "true", "audit", "true"));
         parameters.putAll(extra);
-        try (SamplerThread producer = new SamplerThread(parameters)) {
+        try (var producer = JavaRequestThread.producer(parameters)) {
             for (int i = 0; i < samples; i++) {
                 assertEquals("OK", producer.sample().getResponseCode());
             }
@@ -55,7 +52,7 @@ class KafkaConsumerSamplerTest {
     }
 
     /** Polls until {@code expected} records came (or 30 polls); returns the samples. */
-    private static List<ConsumerSampleResult> consume(JavaRequestThread<KafkaConsumerSampler> consumer, int expected) {
+    private static List<ConsumerSampleResult> consume(JavaRequestThread<KafkaConsumerSampler, ConsumerSampleResult> consumer, int expected) {
         List<ConsumerSampleResult> results = new ArrayList<>();
         int records = 0;
         for (int i = 0; i < 30 && records < expected; i++) {
@@ -174,7 +171,7 @@ class KafkaConsumerSamplerTest {
         String group = group("lag");
         try (var lag = JavaRequestThread.lag(Map.of("topic", topic, "group.id", group, "lag.windows", "2",
                 "lag.tolerance", "5"))) {
-            ConsumerSampleResult missing = lag.sample();
+            LagSampleResult missing = lag.sample();
             assertEquals("GROUP_NOT_FOUND", missing.getResponseCode(), missing.getResponseMessage());
             assertFalse(missing.isStopTest(), "the group may appear once the consumers commit");
             assertEquals("", JMeterContextService.getContext().getVariables().get("kafka.lag"));
@@ -182,18 +179,18 @@ class KafkaConsumerSamplerTest {
             // A consumer that commits 1 record per sample while 10 arrive per round falls behind.
             try (var slow = JavaRequestThread.consumer(Map.of("topic", topic, "group.id", group, "commit", "sync",
                     "max.records", "1", "assignment", "0"))) {
-                List<ConsumerSampleResult> readings = new ArrayList<>();
+                List<LagSampleResult> readings = new ArrayList<>();
                 for (int round = 0; round < 4; round++) {
                     produce(topic, 1, 10, Map.of("partition", "0"));
                     slow.sample();
                     readings.add(lag.sample());
                 }
-                ConsumerSampleResult first = readings.get(0);
+                LagSampleResult first = readings.get(0);
                 assertEquals("OK", first.getResponseCode(), first.getResponseMessage());
                 assertTrue(Pattern.compile("^lag 9 \\(growth [+-]\\d+, growing \\d sample\\(s\\) in a row\\): "
                         + "p0=9 p1=0\\(no commit\\)$").matcher(first.getResponseMessage()).find(),
                         first.getResponseMessage());
-                ConsumerSampleResult last = readings.get(3);
+                LagSampleResult last = readings.get(3);
                 assertEquals("LAG_GROWING", last.getResponseCode(), last.getResponseMessage());
                 assertTrue(last.getResponseMessage().contains("is not keeping up"), last.getResponseMessage());
                 assertEquals("36", JMeterContextService.getContext().getVariables().get("kafka.lag"));
@@ -209,7 +206,7 @@ class KafkaConsumerSamplerTest {
         var consumer = JavaRequestThread.consumer(Map.of("topic", topic, "group.id", group("summary")));
         consume(consumer, 5);
 
-        String printed = captureStandardOutput(consumer::close);
+        String printed = TestJMeter.captureStandardOutput(consumer::close);
 
         assertTrue(printed.contains("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, "
                 + "nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec\n"), printed);
@@ -222,17 +219,4 @@ class KafkaConsumerSamplerTest {
         assertTrue(json.contains("\"data.consumed.in.nMsg\": 5"), json);
     }
 
-    private static String captureStandardOutput(Runnable action) {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setOut(original);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        original.print(text);
-        return text;
-    }
 }

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Locale;
@@ -32,14 +29,14 @@ class KafkaProducerSamplerTest {
     @Test
     void oneMessageIsAckedWithItsPartitionAndOffset() throws Exception {
         String topic = TestKafka.createTopic("one", 1);
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", topic))) {
+        try (var thread = JavaRequestThread.producer(Map.of("topic", topic))) {
             KafkaSampleResult result = thread.sample();
 
             assertTrue(result.isSuccessful(), result.getResponseMessage());
             assertEquals("OK", result.getResponseCode());
             assertEquals("acked: partition 0, offset 0", result.getResponseMessage());
             assertEquals("partition=0 offset=0", result.getResponseDataAsString());
-            assertEquals(SamplerThread.LABEL, result.getSampleLabel());
+            assertEquals(JavaRequestThread.PRODUCER_LABEL, result.getSampleLabel());
             assertTrue(result.getTime() >= 0);
             assertEquals(1024, result.getSentBytes(), "record.size 1024, no key, no headers");
             assertEquals(1, result.getSampleCount());
@@ -50,7 +47,7 @@ class KafkaProducerSamplerTest {
     @Test
     void fiftySamplesToOnePartitionGetIncreasingOffsets() throws Exception {
         String topic = TestKafka.createTopic("fifty", 3);
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", topic, "partition", "0"))) {
+        try (var thread = JavaRequestThread.producer(Map.of("topic", topic, "partition", "0"))) {
             long previousOffset = -1;
             for (int i = 0; i < 50; i++) {
                 KafkaSampleResult result = thread.sample();
@@ -66,28 +63,32 @@ class KafkaProducerSamplerTest {
 
     @Test
     void batchSampleCountsEveryMessage() throws Exception {
-        String topic = TestKafka.createTopic("batch", 1);
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", topic, "messages.per.sample", "10",
-                "record.size", "100"))) {
-            KafkaSampleResult result = thread.sample();
+        KafkaSampleResult result = firstSampleOnANewTopic("batch", Map.of("messages.per.sample", "10",
+                "record.size", "100"));
 
-            assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
-            assertEquals(10, result.getSampleCount());
-            assertEquals(0, result.getErrorCount());
-            assertEquals(1000, result.getSentBytes());
-            assertEquals("10 acked, the last at partition 0, offset 9", result.getResponseMessage());
-        }
+        assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
+        assertEquals(10, result.getSampleCount());
+        assertEquals(0, result.getErrorCount());
+        assertEquals(1000, result.getSentBytes());
+        assertEquals("10 acked, the last at partition 0, offset 9", result.getResponseMessage());
     }
 
     @Test
     void valueModeJmeterSendsTheValueParameter() throws Exception {
-        String topic = TestKafka.createTopic("jmeter-value", 1);
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", topic, "value.mode", "jmeter",
-                "value", "héllo 😀"))) {
-            KafkaSampleResult result = thread.sample();
+        KafkaSampleResult result = firstSampleOnANewTopic("jmeter-value", Map.of("value.mode", "jmeter",
+                "value", "héllo 😀"));
 
-            assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
-            assertEquals(11, result.getSentBytes(), "UTF-8, not Java's modified UTF-8: 1+2+3+1+4 bytes");
+        assertEquals("OK", result.getResponseCode(), result.getResponseMessage());
+        assertEquals(11, result.getSentBytes(), "UTF-8, not Java's modified UTF-8: 1+2+3+1+4 bytes");
+    }
+
+    /** Opens a producer on a new topic of one partition with these changes and takes one sample. */
+    private static KafkaSampleResult firstSampleOnANewTopic(String purpose, Map<String, String> changes)
+            throws Exception {
+        Map<String, String> parameters = new HashMap<>(changes);
+        parameters.put("topic", TestKafka.createTopic(purpose, 1));
+        try (var thread = JavaRequestThread.producer(parameters)) {
+            return thread.sample();
         }
     }
 
@@ -108,7 +109,7 @@ class KafkaProducerSamplerTest {
         Map<String, String> parameters = new HashMap<>(changes);
         parameters.putAll(Map.of("bootstrap.servers", TestKafka.UNREACHABLE, "topic", "nowhere", "timeout.ms", "1500"));
         long started = System.nanoTime();
-        try (SamplerThread thread = new SamplerThread(parameters)) {
+        try (var thread = JavaRequestThread.producer(parameters)) {
             KafkaSampleResult result = thread.sample();
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf("unreachable broker %s, after %d ms: %s / %s%n", changes, tookMillis,
@@ -124,18 +125,15 @@ class KafkaProducerSamplerTest {
 
     @Test
     void oversizedMessageIsRejected() throws Exception {
-        String topic = TestKafka.createTopic("oversized", 1);
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", topic, "record.size", "2000000"))) {
-            KafkaSampleResult result = thread.sample();
+        KafkaSampleResult result = firstSampleOnANewTopic("oversized", Map.of("record.size", "2000000"));
 
-            assertEquals("MSG_SIZE_TOO_LARGE", result.getResponseCode(), result.getResponseMessage());
-            assertFalse(result.isSuccessful());
-        }
+        assertEquals("MSG_SIZE_TOO_LARGE", result.getResponseCode(), result.getResponseMessage());
+        assertFalse(result.isSuccessful());
     }
 
     @Test
     void invalidAcksIsAConfigurationErrorThatStopsTheThread() {
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", "never-created", "acks", "banana"))) {
+        try (var thread = JavaRequestThread.producer(Map.of("topic", "never-created", "acks", "banana"))) {
             KafkaSampleResult result = thread.sample();
 
             assertEquals("CONFIG_ERROR", result.getResponseCode());
@@ -147,7 +145,7 @@ class KafkaProducerSamplerTest {
 
     @Test
     void misspeltExtraPropertyIsNamedWithASuggestion() {
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", "never-created",
+        try (var thread = JavaRequestThread.producer(Map.of("topic", "never-created",
                 "extra.properties", "linger.mss=5"))) {
             KafkaSampleResult result = thread.sample();
 
@@ -160,7 +158,7 @@ class KafkaProducerSamplerTest {
 
     @Test
     void idempotenceWithAcksOneIsAConfigurationError() {
-        try (SamplerThread thread = new SamplerThread(Map.of("topic", "never-created",
+        try (var thread = JavaRequestThread.producer(Map.of("topic", "never-created",
                 "enable.idempotence", "true", "acks", "1"))) {
             KafkaSampleResult result = thread.sample();
 
@@ -172,7 +170,7 @@ class KafkaProducerSamplerTest {
 
     @Test
     void interruptWakesASendBlockedOnAnUnreachableBroker() throws Exception {
-        try (SamplerThread thread = new SamplerThread(Map.of("bootstrap.servers", TestKafka.UNREACHABLE,
+        try (var thread = JavaRequestThread.producer(Map.of("bootstrap.servers", TestKafka.UNREACHABLE,
                 "topic", "nowhere", "timeout.ms", "20000", "preflight", "off"))) {
             CompletableFuture<KafkaSampleResult> sending = CompletableFuture.supplyAsync(thread::sample);
             Thread.sleep(500); // let the send block
@@ -198,7 +196,7 @@ class KafkaProducerSamplerTest {
     @Test
     void teardownFromAnotherThreadThenAgainIsHarmless() throws Exception {
         String topic = TestKafka.createTopic("teardown", 1);
-        SamplerThread thread = new SamplerThread(Map.of("topic", topic));
+        var thread = JavaRequestThread.producer(Map.of("topic", topic));
         assertEquals("OK", thread.sample().getResponseCode());
 
         CompletableFuture.runAsync(thread::close).get(10, TimeUnit.SECONDS); // JMeter tears down on another thread
@@ -214,12 +212,12 @@ class KafkaProducerSamplerTest {
     void closingTheLastSamplerPrintsThePerfTestSummary() throws Exception {
         String topic = TestKafka.createTopic("summary", 1);
         Files.deleteIfExists(TestJMeter.SUMMARY_FILE);
-        SamplerThread thread = new SamplerThread(Map.of("topic", topic));
+        var thread = JavaRequestThread.producer(Map.of("topic", topic));
         for (int i = 0; i < 5; i++) {
             assertEquals("OK", thread.sample().getResponseCode());
         }
 
-        String printed = captureStandardOutput(thread::close);
+        String printed = TestJMeter.captureStandardOutput(thread::close);
 
         Pattern perfTestLine = Pattern.compile("(?m)^5 records sent, [\\d.]+ records/sec \\([\\d.]+ MB/sec\\), "
                 + "[\\d.]+ ms avg latency, [\\d.]+ ms max latency, \\d+ ms 50th, \\d+ ms 95th, \\d+ ms 99th, "
@@ -234,17 +232,4 @@ class KafkaProducerSamplerTest {
         return matcher;
     }
 
-    private static String captureStandardOutput(Runnable action) {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setOut(original);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        original.print(text);
-        return text;
-    }
 }

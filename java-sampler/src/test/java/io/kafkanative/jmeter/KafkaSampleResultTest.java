@@ -35,8 +35,8 @@ class KafkaSampleResultTest {
 
     @Test
     void batchWithSomeFailuresCountsEveryFailedMessage() {
-        KafkaSampleResult result = describe("MSG_TIMED_OUT\tLocal: Message timed out", 100, 97, 3, 3_000_400, 102_400,
-                1, 99);
+        KafkaSampleResult result = describe(new EngineError("MSG_TIMED_OUT", "Local: Message timed out"), 100, 97, 3,
+                3_000_400, 102_400, 1, 99);
 
         assertFalse(result.isSuccessful());
         assertEquals("MSG_TIMED_OUT", result.getResponseCode());
@@ -48,7 +48,8 @@ class KafkaSampleResultTest {
 
     @Test
     void singleFailureShowsTheEngineMessage() {
-        KafkaSampleResult result = describe("MSG_SIZE_TOO_LARGE\tBroker: Message size too large", 1, 0, 1, 0, 0, -1, -1);
+        KafkaSampleResult result = describe(new EngineError("MSG_SIZE_TOO_LARGE", "Broker: Message size too large"),
+                1, 0, 1, 0, 0, -1, -1);
 
         assertEquals("MSG_SIZE_TOO_LARGE", result.getResponseCode());
         assertEquals("Broker: Message size too large", result.getResponseMessage());
@@ -59,7 +60,7 @@ class KafkaSampleResultTest {
 
     @Test
     void nothingSentStillCountsOneFailedSample() {
-        KafkaSampleResult result = describe("INTERRUPTED\tstopped", 0, 0, 0, 0, 0, -1, -1);
+        KafkaSampleResult result = describe(new EngineError("INTERRUPTED", "stopped"), 0, 0, 0, 0, 0, -1, -1);
 
         assertEquals(1, result.getSampleCount(), "JMeter divides by the sample count");
         assertEquals(1, result.getErrorCount());
@@ -70,7 +71,7 @@ class KafkaSampleResultTest {
         KafkaSampleResult result = new KafkaSampleResult();
         long before = System.currentTimeMillis();
 
-        result.fail(EngineError.parse("CONFIG_ERROR\tacks: 'banana' is not valid; use one of all, -1, 0, 1", "?"));
+        result.fail(new EngineError("CONFIG_ERROR", "acks: 'banana' is not valid; use one of all, -1, 0, 1"));
 
         assertFalse(result.isSuccessful());
         assertEquals("CONFIG_ERROR", result.getResponseCode());
@@ -79,13 +80,7 @@ class KafkaSampleResultTest {
         assertEquals(1, result.getErrorCount());
     }
 
-    @Test
-    void engineTextWithoutCodeGetsTheFallbackCode() {
-        assertEquals(new EngineError("CONFIG_ERROR", "cannot load the Kafka engine"),
-                EngineError.parse("cannot load the Kafka engine", "CONFIG_ERROR"));
-    }
-
-    private static KafkaSampleResult describe(String error, long sent, long acked, long failed, long micros,
+    private static KafkaSampleResult describe(EngineError error, long sent, long acked, long failed, long micros,
                                               long bytes, long partition, long offset) {
         long[] out = {sent, acked, failed, micros, bytes, partition, offset, 0};
         KafkaSampleResult result = new KafkaSampleResult();

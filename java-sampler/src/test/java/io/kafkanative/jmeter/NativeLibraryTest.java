@@ -40,6 +40,6 @@ class NativeLibraryTest {
     void loadsAndAnswersANativeCall() {
         assertDoesNotThrow(NativeLibrary::load);
         assertDoesNotThrow(NativeLibrary::load, "a second load is a no-op");
-        assertDoesNotThrow(NativeProducer::drainLogs);
+        assertDoesNotThrow(NativeEngine::drainLogs);
     }
 }

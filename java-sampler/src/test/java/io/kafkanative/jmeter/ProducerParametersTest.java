@@ -100,16 +100,23 @@ class ProducerParametersTest {
 
     @Test
     void onlyValueModeJmeterSendsTheValueParameter() {
-        assertTrue(ProducerParameters.valueFromJMeter(context("value.mode", " jmeter ")));
-        assertFalse(ProducerParameters.valueFromJMeter(context("value.mode", "fixed")));
-        assertFalse(ProducerParameters.valueFromJMeter(context("topic", "t")));
+        assertTrue(ProducerParameters.valueFromJMeter(config("value.mode", " jmeter ")));
+        assertFalse(ProducerParameters.valueFromJMeter(config("value.mode", "fixed")));
+        assertFalse(ProducerParameters.valueFromJMeter(config("topic", "t")));
+        // a schema mode encoding JMeter's JSON value against the schema sends it too
+        assertTrue(ProducerParameters.valueFromJMeter(config("value.mode", "avro", "value.schema.input", "jmeter")));
+        assertFalse(ProducerParameters.valueFromJMeter(config("value.mode", "avro")));
     }
 
     @Test
     void malformedTimeoutFallsBackToTheDefaultForClosing() {
-        assertEquals(1500, ProducerParameters.timeoutMs(context("timeout.ms", " 1500")));
-        assertEquals(3000, ProducerParameters.timeoutMs(context("timeout.ms", "soon")));
-        assertEquals(3000, ProducerParameters.timeoutMs(context("topic", "t")));
+        assertEquals(1500, ProducerParameters.timeoutMs(config("timeout.ms", " 1500")));
+        assertEquals(3000, ProducerParameters.timeoutMs(config("timeout.ms", "soon")));
+        assertEquals(3000, ProducerParameters.timeoutMs(config("topic", "t")));
+    }
+
+    private static String[] config(String... nameValuePairs) {
+        return ProducerParameters.engineConfig(context(nameValuePairs));
     }
 
     private static JavaSamplerContext context(String... nameValuePairs) {

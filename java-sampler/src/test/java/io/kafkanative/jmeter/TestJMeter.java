@@ -1,7 +1,10 @@
 package io.kafkanative.jmeter;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -31,5 +34,20 @@ final class TestJMeter {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Runs {@code action} and returns what it printed on stdout (printed there as well, for the test's log). */
+    static String captureStandardOutput(Runnable action) {
+        PrintStream original = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setOut(original);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        original.print(text);
+        return text;
     }
 }

@@ -1,35 +1,45 @@
 //! Counts and send→ack latencies of a run, as kafka-producer-perf-test reports them, with better resolution.
 //!
 //! Each producer handle keeps its own [`Totals`] (no lock shared across JMeter threads on the hot path);
-//! handles merge into the run's totals when they close, and the last one out prints the report.
+//! handles merge into the run's totals ([`crate::report::Run`]) when they close, and the last one out prints the
+//! report.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::audit::{self, AuditTarget, SeqSet};
-use once_cell::sync::Lazy;
-use serde_json::{json, Value};
-use std::sync::Mutex;
+use serde::Serialize;
+
+use crate::audit::{AuditTarget, SeqSet};
 
 /// Latencies are recorded in microseconds, from 1 µs to 1 hour, with 3 significant digits.
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("static histogram bounds are valid")
 }
 
+/// What the messages of one handle (or of the whole run, once merged) did.
 #[derive(Debug, Clone)]
 pub struct Totals {
+    /// Send→ack latency of every acknowledged message, in microseconds.
     pub latency_us: Histogram<u64>,
+    /// Messages handed to librdkafka.
     pub sent: u64,
+    /// Messages the broker acknowledged.
     pub acked: u64,
+    /// Messages that failed (by code in `errors`).
     pub failed: u64,
+    /// Key + value + header bytes of the acknowledged messages.
     pub bytes_acked: u64,
     /// Acknowledged, but after their sample had already been reported as timed out.
     pub acked_after_timeout: u64,
+    /// Failures by code.
     pub errors: BTreeMap<String, u64>,
+    /// Acknowledged messages by partition.
     pub per_partition: BTreeMap<i32, u64>,
+    /// The run's span: first send to last acknowledgement.
     pub first_send: Option<Instant>,
+    /// See `first_send`.
     pub last_ack: Option<Instant>,
     /// Retries librdkafka made (from its statistics): retries can hide errors and write duplicates.
     pub retries: u64,
@@ -37,6 +47,7 @@ pub struct Totals {
     pub schedule_delay_us: Option<Histogram<u64>>,
     /// With `audit=true`: acknowledged sequence numbers by producer id, and where to read them back.
     pub acked_seqs: BTreeMap<String, SeqSet>,
+    /// See `acked_seqs`.
     pub audit: Option<AuditTarget>,
 }
 
@@ -62,6 +73,7 @@ impl Default for Totals {
 }
 
 impl Totals {
+    /// One acknowledged message.
     pub fn record_ack(&mut self, latency: Duration, bytes: usize, partition: i32, at: Instant) {
         // saturating_record clamps an out-of-range value instead of failing.
         self.latency_us.saturating_record(latency.as_micros().max(1) as u64);
@@ -71,6 +83,7 @@ impl Totals {
         self.last_ack = Some(self.last_ack.map_or(at, |l| l.max(at)));
     }
 
+    /// One failed message, by code.
     pub fn record_failure(&mut self, code: &str) {
         self.failed += 1;
         match self.errors.get_mut(code) {
@@ -81,11 +94,13 @@ impl Totals {
         }
     }
 
+    /// One message handed to librdkafka.
     pub fn record_send(&mut self, at: Instant) {
         self.sent += 1;
         self.first_send.get_or_insert(at);
     }
 
+    /// Adds another handle's totals.
     pub fn merge(&mut self, other: &Totals) {
         // Both histograms have the same bounds, so adding cannot fail.
         let _ = self.latency_us.add(&other.latency_us);
@@ -155,38 +170,76 @@ impl Totals {
         )
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The JSON summary's figures (the report adds `perf_line`, `run_id` and `audit`).
+    pub fn summary(&self) -> Summary<'_> {
         let (rps, mbps) = self.rates();
         let h = &self.latency_us;
-        json!({
-            "sent": self.sent,
-            "acked": self.acked,
-            "failed": self.failed,
-            "acked_after_timeout": self.acked_after_timeout,
-            "records_per_sec": rps,
-            "mb_per_sec": mbps,
-            "duration_sec": self.duration_secs(),
-            "latency_us": {
-                "mean": h.mean(),
-                "p50": h.value_at_quantile(0.50),
-                "p95": h.value_at_quantile(0.95),
-                "p99": h.value_at_quantile(0.99),
-                "p999": h.value_at_quantile(0.999),
-                "p9999": h.value_at_quantile(0.9999),
-                "max": h.max(),
+        Summary {
+            sent: self.sent,
+            acked: self.acked,
+            failed: self.failed,
+            acked_after_timeout: self.acked_after_timeout,
+            records_per_sec: rps,
+            mb_per_sec: mbps,
+            duration_sec: self.duration_secs(),
+            latency_us: Latency {
+                mean: h.mean(),
+                p50: h.value_at_quantile(0.50),
+                p95: h.value_at_quantile(0.95),
+                p99: h.value_at_quantile(0.99),
+                p999: h.value_at_quantile(0.999),
+                p9999: h.value_at_quantile(0.9999),
+                max: h.max(),
             },
-            "errors": self.errors,
-            "retries": self.retries,
-            "schedule_delay_us": self.schedule_delay_us.as_ref().map(|h| json!({
-                "mean": h.mean(),
-                "p50": h.value_at_quantile(0.50),
-                "p99": h.value_at_quantile(0.99),
-                "p999": h.value_at_quantile(0.999),
-                "max": h.max(),
-            })),
-            "per_partition": self.per_partition.iter().map(|(p, n)| (p.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-        })
+            errors: &self.errors,
+            retries: self.retries,
+            schedule_delay_us: self.schedule_delay_us.as_ref().map(|h| ScheduleDelay {
+                mean: h.mean(),
+                p50: h.value_at_quantile(0.50),
+                p99: h.value_at_quantile(0.99),
+                p999: h.value_at_quantile(0.999),
+                max: h.max(),
+            }),
+            per_partition: &self.per_partition,
+        }
     }
+}
+
+/// The producer figures of the JSON summary (field names are part of the file format).
+#[derive(Serialize)]
+pub struct Summary<'a> {
+    sent: u64,
+    acked: u64,
+    failed: u64,
+    acked_after_timeout: u64,
+    records_per_sec: f64,
+    mb_per_sec: f64,
+    duration_sec: f64,
+    latency_us: Latency,
+    errors: &'a BTreeMap<String, u64>,
+    retries: u64,
+    schedule_delay_us: Option<ScheduleDelay>,
+    per_partition: &'a BTreeMap<i32, u64>,
+}
+
+#[derive(Serialize)]
+struct Latency {
+    mean: f64,
+    p50: u64,
+    p95: u64,
+    p99: u64,
+    p999: u64,
+    p9999: u64,
+    max: u64,
+}
+
+#[derive(Serialize)]
+struct ScheduleDelay {
+    mean: f64,
+    p50: u64,
+    p99: u64,
+    p999: u64,
+    max: u64,
 }
 
 fn min_opt(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
@@ -194,63 +247,6 @@ fn min_opt(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
-}
-
-/// The totals of the current test: handles merge here when they close.
-static RUN: Lazy<Mutex<Totals>> = Lazy::new(|| Mutex::new(Totals::default()));
-
-pub fn merge_into_run(totals: &Totals) {
-    RUN.lock().unwrap_or_else(|p| p.into_inner()).merge(totals);
-}
-
-/// Takes the run's totals, leaving empty ones for the next test.
-pub fn take_run() -> Totals {
-    std::mem::take(&mut *RUN.lock().unwrap_or_else(|p| p.into_inner()))
-}
-
-/// Adds retries counted by a producer (from librdkafka's statistics) when it closes.
-pub fn add_retries(retries: u64) {
-    RUN.lock().unwrap_or_else(|p| p.into_inner()).retries += retries;
-}
-
-/// Ends the run: returns the perf-test line (None if nothing was sent), followed by the audit's line when
-/// `audit=true`, and writes the JSON summary to `path`.
-pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::EngineError> {
-    let totals = take_run();
-    let (run_id, run_start_ms) = audit::current_run();
-    audit::end_run();
-    if totals.sent == 0 {
-        return Ok(None);
-    }
-    let mut text = totals.perf_line();
-    let mut json = totals.to_json();
-    json["perf_line"] = Value::String(text.clone());
-    json["run_id"] = Value::String(run_id.clone());
-    if let Some(target) = &totals.audit {
-        // A second of slack: message timestamps come from the producer's clock, the run start from ours.
-        let since = run_start_ms.saturating_sub(1000);
-        match audit::read_back(target, &run_id, since, Some(&totals.acked_seqs)) {
-            Ok(report) => {
-                text.push('\n');
-                text.push_str(&report.line());
-                json["audit"] = report.to_json();
-            }
-            Err(e) => {
-                text.push_str(&format!("\naudit of run {run_id} failed: {e}"));
-                json["audit"] = json!({ "error": e.to_string() });
-            }
-        }
-    }
-    if let Some(path) = path {
-        let pretty = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
-        std::fs::write(path, pretty).map_err(|e| {
-            crate::error::EngineError::new(
-                "SUMMARY_NOT_WRITTEN",
-                format!("kafka.summary.file: cannot write '{path}': {e}"),
-            )
-        })?;
-    }
-    Ok(Some(text))
 }
 
 #[cfg(test)]
@@ -273,7 +269,7 @@ mod tests {
             "{line}"
         );
         assert!(line.ends_with(" ms 99.9th."), "{line}");
-        let j = t.to_json();
+        let j = serde_json::to_value(t.summary()).unwrap();
         assert_eq!(j["acked"], 2);
         assert_eq!(j["per_partition"]["1"], 1);
     }

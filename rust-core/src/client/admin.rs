@@ -7,23 +7,18 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::types::RDKafkaErrorCode;
-use rdkafka::ClientConfig;
 
+use super::config::create;
+use super::context::ClientCtx;
+use super::metadata;
+use super::settings::servers;
 use crate::error::EngineError;
 
-/// `connection`: brokers and security settings (see [`crate::config::connection_properties`]), so that
+/// `connection`: brokers and security settings (see [`super::settings::connection_properties`]), so that
 /// administration works on secured clusters too.
-fn client_config(connection: &BTreeMap<String, String>) -> ClientConfig {
-    let mut c = ClientConfig::new();
-    for (k, v) in connection {
-        c.set(k, v);
-    }
-    c
-}
-
+///
 /// Creates `topic` with the given partitions and replication factor; an existing topic is left as it is
 /// and reported with `Ok(false)`.
 pub fn create_topic(
@@ -33,8 +28,7 @@ pub fn create_topic(
     replication: i32,
     timeout: Duration,
 ) -> Result<bool, EngineError> {
-    let admin: AdminClient<DefaultClientContext> =
-        client_config(connection).create().map_err(|e| EngineError::from_kafka(&e))?;
+    let admin: AdminClient<ClientCtx> = create(connection, ClientCtx::default(), "admin client")?;
     // Creating many partitions can take the controller a few seconds on a busy machine: allow at least 30 s.
     let timeout = timeout.max(Duration::from_secs(30));
     let opts = AdminOptions::new().operation_timeout(Some(timeout)).request_timeout(Some(timeout));
@@ -58,15 +52,12 @@ pub fn end_offsets(
     topic: &str,
     timeout: Duration,
 ) -> Result<Vec<i64>, EngineError> {
-    let consumer: BaseConsumer = client_config(connection).create().map_err(|e| EngineError::from_kafka(&e))?;
-    let metadata = consumer.fetch_metadata(Some(topic), timeout).map_err(|e| EngineError::from_kafka(&e))?;
-    let partitions = metadata
-        .topics()
-        .iter()
-        .find(|t| t.name() == topic && t.error().is_none())
-        .map(|t| t.partitions().len())
-        .ok_or_else(|| EngineError::new("UNKNOWN_TOPIC_OR_PART", format!("topic '{topic}' does not exist")))?;
-    (0..partitions as i32)
+    let consumer: BaseConsumer<ClientCtx> = create(connection, ClientCtx::default(), "consumer")?;
+    let partitions =
+        metadata::topic_partitions(consumer.client(), topic, servers(connection), timeout, Duration::ZERO, "")?
+            .ok_or_else(|| EngineError::new("UNKNOWN_TOPIC_OR_PART", format!("topic '{topic}' does not exist")))?;
+    partitions
+        .into_iter()
         .map(|p| {
             consumer.fetch_watermarks(topic, p, timeout).map(|(_, high)| high).map_err(|e| EngineError::from_kafka(&e))
         })

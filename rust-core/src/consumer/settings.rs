@@ -1,15 +1,18 @@
-//! Consumer and lag-monitor parameters → validated engine settings, checked once before the first poll.
+//! Consumer parameters → validated consumer settings, checked once before the first poll.
 //!
-//! Same rules as the producer's [`crate::config`]: the sampler's own keys are separated from client properties,
+//! Same rules as the producer's ([`crate::client::settings`]): the sampler's own keys are separated from client properties,
 //! the Java consumer's property names that users paste are translated, every client property is validated by
 //! librdkafka itself (an unknown name gets the closest valid one suggested), and secrets never appear in a message.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::config::{self, is_secret};
+use fancy_regex::Regex;
+
+use crate::client::config as librdkafka_conf;
+use crate::client::settings::{self, flag, number, parse_number, required, JAVA_SECURITY_KEYS};
 use crate::error::EngineError;
-use crate::librdkafka_conf;
+use crate::schema::{DecoderSettings, Role};
 
 /// Sampler keys of the consumer that are not librdkafka properties.
 pub const CONSUMER_KEYS: &[&str] = &[
@@ -28,30 +31,10 @@ pub const CONSUMER_KEYS: &[&str] = &[
     "thread.count",
 ];
 
-/// Sampler keys of the lag monitor that are not librdkafka properties.
-pub const LAG_KEYS: &[&str] = &[
-    "topic",
-    "lag.windows",
-    "lag.tolerance",
-    "lag.variable",
-    "timeout.ms",
-    "extra.properties",
-    "thread.number",
-    "thread.count",
-];
-
-/// Java consumer names that are translated, dropped or explained (see [`translate_java_name`]).
-const JAVA_ONLY_KEYS: &[&str] = &[
-    "max.poll.records",
-    "fetch.max.wait.ms",
-    "key.deserializer",
-    "value.deserializer",
-    "enable.auto.commit",
-    "sasl.jaas.config",
-    "ssl.truststore.location",
-    "ssl.truststore.password",
-    "ssl.truststore.type",
-];
+/// Java consumer names that are translated, dropped or explained (see [`translate_java_name`]); the security
+/// ones are shared with every client.
+const JAVA_ONLY_KEYS: &[&str] =
+    &["max.poll.records", "fetch.max.wait.ms", "key.deserializer", "value.deserializer", "enable.auto.commit"];
 
 /// Which partitions a consumer reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,12 +71,16 @@ pub struct ConsumerSettings {
     pub commit: Commit,
     /// A sample without records fails (code EMPTY) instead of being a successful empty sample.
     pub fail_on_empty: bool,
-    /// Read by the Java side: stop the JMeter thread at its first empty sample (the topic is drained).
+    /// Stop the JMeter thread at its first empty (and otherwise successful) sample: its partitions are drained.
     pub stop_on_empty: bool,
     /// The audit headers' sequence (`kn.seq`) must increase per producer (`kn.pid`) and partition.
     pub check_sequence: bool,
-    /// Keep the values of the last sample so that the Java side can match them against `check.regex`.
-    pub keep_values: bool,
+    /// `check.regex`: every record's value (as UTF-8) must contain a match (Java-style syntax, by fancy-regex).
+    pub check_regex: Option<Regex>,
+    /// `value.decode` / `key.decode`: records decoded against their schema (registry id or file), with an
+    /// optional field assertion.
+    pub value_decode: Option<DecoderSettings>,
+    pub key_decode: Option<DecoderSettings>,
     /// 1-based number of this JMeter thread and the number of threads of its group (0 = unknown).
     pub thread_number: u32,
     pub thread_count: u32,
@@ -102,55 +89,11 @@ pub struct ConsumerSettings {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct LagSettings {
-    pub topic: String,
-    pub group: String,
-    /// The verdict fails when the total lag grew in each of the last `windows` samples ...
-    pub windows: u32,
-    /// ... by more than `tolerance` records.
-    pub tolerance: i64,
-    pub timeout: Duration,
-    pub client: BTreeMap<String, String>,
-    pub warnings: Vec<String>,
-}
-
-/// The sampler's own keys, and the client properties (from the table and from `extra.properties`), trimmed.
-struct Split<'a> {
-    sampler: BTreeMap<&'a str, &'a str>,
-    explicit: Vec<(String, String)>,
-}
-
-fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'a>, EngineError> {
-    if !pairs.iter().any(|(k, v)| k.trim() == "bootstrap.servers" && !v.trim().is_empty())
-        && !pairs.iter().any(|(k, v)| k.trim() == "extra.properties" && v.contains("bootstrap.servers"))
-    {
-        return Err(EngineError::config(
-            "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
-        ));
-    }
-    let mut sampler = BTreeMap::new();
-    let mut explicit = Vec::new();
-    for (key, value) in pairs {
-        let (key, value) = (key.trim(), value.trim());
-        if value.is_empty() {
-            continue;
-        }
-        if keys.contains(&key) {
-            sampler.insert(key, value);
-        } else {
-            explicit.push((key.to_string(), value.to_string()));
-        }
-    }
-    if let Some(extra) = sampler.get("extra.properties") {
-        explicit.extend(config::parse_property_list(extra, "extra.properties")?);
-    }
-    Ok(Split { sampler, explicit })
-}
-
 /// Parses the consumer sampler's parameters, or says precisely what is wrong and how to fix it.
 pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, EngineError> {
-    let Split { sampler, explicit } = split(pairs, CONSUMER_KEYS)?;
+    let own_keys: Vec<&str> = CONSUMER_KEYS.iter().chain(crate::schema::CONSUMER_KEYS).copied().collect();
+    let settings::Split { sampler, explicit } = settings::split(pairs, &own_keys)?;
+    settings::require_bootstrap(&explicit)?;
     let topic = required(&sampler, "topic", "set the topic to consume")?;
     let mut warnings = Vec::new();
     let mut client = translate_all(explicit, &mut warnings)?;
@@ -159,10 +102,10 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
     let max_records_raw = sampler.get("max.records").copied().or(max_poll_records.as_deref());
     let max_records = match max_records_raw {
         None => 500,
-        Some(raw) => parse_number(raw, "max.records", 1, 1_000_000)? as u32,
+        Some(raw) => parse_number(raw, "max.records", 1, 1_000_000)?,
     };
-    let poll_timeout = Duration::from_millis(number(&sampler, "poll.timeout.ms", 1000, 0, 3_600_000)? as u64);
-    let timeout = Duration::from_millis(number(&sampler, "timeout.ms", 5000, 1, 3_600_000)? as u64);
+    let poll_timeout = Duration::from_millis(number(&sampler, "poll.timeout.ms", 1000u64, 0, 3_600_000)?);
+    let timeout = Duration::from_millis(number(&sampler, "timeout.ms", 5000u64, 1, 3_600_000)?);
     let assignment = match sampler.get("assignment").copied() {
         None | Some("all") => Assignment::Static(None),
         Some("subscribe") => Assignment::Subscribe,
@@ -188,9 +131,11 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
             ))
         }
     };
-    let check_regex = sampler.get("check.regex").copied();
+    let check_regex = sampler.get("check.regex").map(|r| check_regex(r)).transpose()?;
     consumer_defaults(&mut client, commit);
-    librdkafka_conf::validate(&client, &candidates(CONSUMER_KEYS))?;
+    librdkafka_conf::validate(&client, &candidates(&own_keys))?;
+    let value_decode = DecoderSettings::parse(&sampler, Role::Value)?;
+    let key_decode = DecoderSettings::parse(&sampler, Role::Key)?;
     Ok(ConsumerSettings {
         topic,
         group,
@@ -202,36 +147,20 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
         fail_on_empty: flag(&sampler, "fail.on.empty")?,
         stop_on_empty: flag(&sampler, "stop.on.empty")?,
         check_sequence: flag(&sampler, "check.sequence")?,
-        keep_values: check_regex.is_some(),
-        thread_number: number(&sampler, "thread.number", 1, 0, u32::MAX as i64)?.max(1) as u32,
-        thread_count: number(&sampler, "thread.count", 1, 0, u32::MAX as i64)?.max(1) as u32,
+        check_regex,
+        value_decode,
+        key_decode,
+        thread_number: number(&sampler, "thread.number", 1u32, 0, u32::MAX as i64)?.max(1),
+        thread_count: number(&sampler, "thread.count", 1u32, 0, u32::MAX as i64)?.max(1),
         client,
         warnings,
     })
 }
 
-/// Parses the lag monitor's parameters.
-pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError> {
-    let Split { sampler, explicit } = split(pairs, LAG_KEYS)?;
-    let topic = required(&sampler, "topic", "set the topic whose consumer lag is watched")?;
-    let mut warnings = Vec::new();
-    let mut client = translate_all(explicit, &mut warnings)?;
-    let group = client.get("group.id").cloned().ok_or_else(|| {
-        EngineError::config("group.id: missing; set the consumer group whose lag is watched (the consumers' group.id)")
-    })?;
-    // The monitor only reads: it never joins the group nor commits.
-    client.insert("enable.auto.commit".into(), "false".into());
-    client.entry("client.id".into()).or_insert_with(|| "jmeter-kafka-native-lag".into());
-    librdkafka_conf::validate(&client, &candidates(LAG_KEYS))?;
-    Ok(LagSettings {
-        topic,
-        group,
-        windows: number(&sampler, "lag.windows", 3, 1, 1000)? as u32,
-        tolerance: number(&sampler, "lag.tolerance", 0, 0, i64::MAX)?,
-        timeout: Duration::from_millis(number(&sampler, "timeout.ms", 5000, 1, 3_600_000)? as u64),
-        client,
-        warnings,
-    })
+/// `check.regex` compiled once; an invalid one is a configuration error naming it.
+fn check_regex(regex: &str) -> Result<Regex, EngineError> {
+    Regex::new(regex)
+        .map_err(|e| EngineError::config(format!("check.regex: '{regex}' is not a valid Java regular expression: {e}")))
 }
 
 /// Defaults chosen for load tests: read what the producers wrote (earliest), tolerate slow samplers (45 s session),
@@ -247,7 +176,7 @@ fn consumer_defaults(client: &mut BTreeMap<String, String>, commit: Commit) {
 }
 
 /// Translates the Java consumer's names; the properties are returned in a map (later ones win).
-fn translate_all(
+pub(crate) fn translate_all(
     explicit: Vec<(String, String)>,
     warnings: &mut Vec<String>,
 ) -> Result<BTreeMap<String, String>, EngineError> {
@@ -295,17 +224,7 @@ fn translate_java_name(
                 .collect();
             one("partition.assignment.strategy", &names?.join(","))
         }
-        // Security settings mean the same for every client: the producer's translation handles them.
-        "sasl.jaas.config" | "ssl.truststore.location" | "ssl.truststore.type" | "ssl.truststore.password" => {
-            let pairs = [
-                ("topic".to_string(), "-".to_string()),
-                ("bootstrap.servers".to_string(), "-".to_string()),
-                (key.to_string(), value.to_string()),
-            ];
-            let producer = config::parse(&pairs)?;
-            Ok(producer.client.into_iter().filter(|(k, _)| k.starts_with("sasl.") || k.starts_with("ssl.")).collect())
-        }
-        _ => one(key, value),
+        _ => settings::translate_security(key, value).unwrap_or_else(|| one(key, value)),
     }
 }
 
@@ -346,36 +265,10 @@ pub fn split_for_thread(partitions: &[i32], number: u32, count: u32) -> Vec<i32>
     partitions.iter().enumerate().filter(|(i, _)| i % count == (number - 1) % count).map(|(_, p)| *p).collect()
 }
 
-fn required(map: &BTreeMap<&str, &str>, key: &str, hint: &str) -> Result<String, EngineError> {
-    map.get(key).map(|v| v.to_string()).ok_or_else(|| EngineError::config(format!("{key}: missing; {hint}")))
-}
-
-fn flag(map: &BTreeMap<&str, &str>, key: &str) -> Result<bool, EngineError> {
-    match map.get(key).copied() {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(other) => Err(EngineError::config(format!("{key}: '{other}' is not valid; use true or false"))),
-    }
-}
-
-fn number(map: &BTreeMap<&str, &str>, key: &str, default: i64, min: i64, max: i64) -> Result<i64, EngineError> {
-    match map.get(key) {
-        None => Ok(default),
-        Some(raw) => parse_number(raw, key, min, max),
-    }
-}
-
-fn parse_number(raw: &str, key: &str, min: i64, max: i64) -> Result<i64, EngineError> {
-    raw.parse::<i64>().ok().filter(|n| (min..=max).contains(n)).ok_or_else(|| {
-        let raw = if is_secret(key) { "***" } else { raw };
-        EngineError::config(format!("{key}: '{raw}' is not valid; use a whole number from {min} to {max}"))
-    })
-}
-
 /// Every name a user could have meant: librdkafka's properties, the Java names we translate, our own keys.
-fn candidates(keys: &[&str]) -> Vec<String> {
+pub(crate) fn candidates(keys: &[&str]) -> Vec<String> {
     let mut names = librdkafka_conf::property_names();
-    names.extend(keys.iter().chain(JAVA_ONLY_KEYS).map(|s| s.to_string()));
+    names.extend(keys.iter().chain(JAVA_ONLY_KEYS).chain(JAVA_SECURITY_KEYS).map(|s| s.to_string()));
     names
 }
 
@@ -470,6 +363,8 @@ mod tests {
         let m = parse_consumer(&pairs(&[])[1..]).unwrap_err().message;
         assert!(m.starts_with("bootstrap.servers: missing"), "{m}");
         assert!(err(&[("check.sequence", "yes")]).starts_with("check.sequence: 'yes'"));
+        let m = err(&[("check.regex", "(unclosed")]);
+        assert!(m.starts_with("check.regex: '(unclosed' is not a valid Java regular expression: "), "{m}");
     }
 
     #[test]
@@ -482,15 +377,5 @@ mod tests {
         assert_eq!((s.client["sasl.username"].as_str(), s.client["sasl.password"].as_str()), ("u", "p"));
         let m = err(&[("sasl.jaas.config", "ScramLoginModule required user=\"u\" pass=\"hunter2\";")]);
         assert!(!m.contains("hunter2"), "{m}");
-    }
-
-    #[test]
-    fn lag_settings() {
-        let s = parse_lag(&pairs(&[("lag.windows", "4"), ("lag.tolerance", "100")])).unwrap();
-        assert_eq!((s.windows, s.tolerance, s.group.as_str()), (4, 100, "g"));
-        let m = parse_lag(&pairs(&[])[..2]).unwrap_err().message;
-        assert!(m.starts_with("group.id: missing"), "{m}");
-        let m = parse_lag(&pairs(&[("lag.windows", "0")])).unwrap_err().message;
-        assert!(m.starts_with("lag.windows: '0'"), "{m}");
     }
 }

@@ -1,16 +1,16 @@
 //! What the consumers of a run did, as kafka-consumer-perf-test reports it, plus produce→consume latency.
 //!
 //! Each consumer handle keeps its own [`ConsumerTotals`] (touched only by its JMeter thread); handles merge into
-//! the run's totals when they close, and the last one out prints the report: the perf-test columns with one row,
+//! the run's totals ([`crate::report::Run`]) when they close, and the last one out prints the report: the perf-test columns with one row,
 //! then the end-to-end latency line.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hdrhistogram::Histogram;
-use once_cell::sync::Lazy;
-use serde_json::{json, Value};
+use serde::Serialize;
+
+use crate::producer::stats::new_histogram;
 
 /// kafka-consumer-perf-test's header line.
 pub const PERF_HEADER: &str = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, \
@@ -54,7 +54,7 @@ pub struct ConsumerTotals {
 impl Default for ConsumerTotals {
     fn default() -> Self {
         ConsumerTotals {
-            e2e_us: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("static histogram bounds are valid"),
+            e2e_us: new_histogram(),
             e2e_from_header: 0,
             e2e_from_timestamp: 0,
             e2e_negative: 0,
@@ -201,46 +201,102 @@ impl ConsumerTotals {
         )
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The JSON summary's figures (the report adds `perf_header`, `perf_row` and `e2e_line`).
+    pub fn summary(&self) -> Summary<'_> {
         let f = self.perf_figures();
         let h = &self.e2e_us;
-        let q = |x: f64| if h.is_empty() { Value::Null } else { json!(h.value_at_quantile(x)) };
-        json!({
-            "consumers": self.consumers,
-            "records": self.records,
-            "bytes": self.bytes,
-            "samples": self.samples,
-            "empty_samples": self.empty_samples,
-            "failed_samples": self.failed_samples,
-            "check_failures": self.check_failures,
-            "rebalances": self.rebalances,
-            "errors": self.errors,
-            "per_partition": self.per_partition.iter().map(|(p, n)| (p.to_string(), json!(n))).collect::<serde_json::Map<_, _>>(),
-            "perf": {
-                "start.time": self.first_poll.map(|(_, t)| format_time(t)),
-                "end.time": self.last_record.map(|(_, t)| format_time(t)),
-                "data.consumed.in.MB": f.mb,
-                "MB.sec": f.mb_sec,
-                "data.consumed.in.nMsg": self.records,
-                "nMsg.sec": f.msg_sec,
-                "rebalance.time.ms": f.rebalance_ms,
-                "fetch.time.ms": f.fetch_ms,
-                "fetch.MB.sec": f.fetch_mb_sec,
-                "fetch.nMsg.sec": f.fetch_msg_sec,
+        let q = |x: f64| (!h.is_empty()).then(|| h.value_at_quantile(x));
+        Summary {
+            consumers: self.consumers,
+            records: self.records,
+            bytes: self.bytes,
+            samples: self.samples,
+            empty_samples: self.empty_samples,
+            failed_samples: self.failed_samples,
+            check_failures: self.check_failures,
+            rebalances: self.rebalances,
+            errors: &self.errors,
+            per_partition: &self.per_partition,
+            perf: Perf {
+                start_time: self.first_poll.map(|(_, t)| format_time(t)),
+                end_time: self.last_record.map(|(_, t)| format_time(t)),
+                mb: f.mb,
+                mb_sec: f.mb_sec,
+                n_msg: self.records,
+                msg_sec: f.msg_sec,
+                rebalance_ms: f.rebalance_ms,
+                fetch_ms: f.fetch_ms,
+                fetch_mb_sec: f.fetch_mb_sec,
+                fetch_msg_sec: f.fetch_msg_sec,
             },
-            "e2e_latency_us": {
-                "count": h.len(),
-                "from_header": self.e2e_from_header,
-                "from_timestamp": self.e2e_from_timestamp,
-                "negative": self.e2e_negative,
-                "mean": if h.is_empty() { Value::Null } else { json!(h.mean()) },
-                "p50": q(0.50),
-                "p99": q(0.99),
-                "p999": q(0.999),
-                "max": if h.is_empty() { Value::Null } else { json!(h.max()) },
+            e2e_latency_us: E2e {
+                count: h.len(),
+                from_header: self.e2e_from_header,
+                from_timestamp: self.e2e_from_timestamp,
+                negative: self.e2e_negative,
+                mean: (!h.is_empty()).then(|| h.mean()),
+                p50: q(0.50),
+                p99: q(0.99),
+                p999: q(0.999),
+                max: (!h.is_empty()).then(|| h.max()),
             },
-        })
+        }
     }
+}
+
+/// The consumer figures of the JSON summary (field names are part of the file format).
+#[derive(Serialize)]
+pub struct Summary<'a> {
+    consumers: u64,
+    records: u64,
+    bytes: u64,
+    samples: u64,
+    empty_samples: u64,
+    failed_samples: u64,
+    check_failures: u64,
+    rebalances: u64,
+    errors: &'a BTreeMap<String, u64>,
+    per_partition: &'a BTreeMap<i32, u64>,
+    perf: Perf,
+    e2e_latency_us: E2e,
+}
+
+/// kafka-consumer-perf-test's columns, under its own names.
+#[derive(Serialize)]
+struct Perf {
+    #[serde(rename = "start.time")]
+    start_time: Option<String>,
+    #[serde(rename = "end.time")]
+    end_time: Option<String>,
+    #[serde(rename = "data.consumed.in.MB")]
+    mb: f64,
+    #[serde(rename = "MB.sec")]
+    mb_sec: f64,
+    #[serde(rename = "data.consumed.in.nMsg")]
+    n_msg: u64,
+    #[serde(rename = "nMsg.sec")]
+    msg_sec: f64,
+    #[serde(rename = "rebalance.time.ms")]
+    rebalance_ms: u64,
+    #[serde(rename = "fetch.time.ms")]
+    fetch_ms: u64,
+    #[serde(rename = "fetch.MB.sec")]
+    fetch_mb_sec: f64,
+    #[serde(rename = "fetch.nMsg.sec")]
+    fetch_msg_sec: f64,
+}
+
+#[derive(Serialize)]
+struct E2e {
+    count: u64,
+    from_header: u64,
+    from_timestamp: u64,
+    negative: u64,
+    mean: Option<f64>,
+    p50: Option<u64>,
+    p99: Option<u64>,
+    p999: Option<u64>,
+    max: Option<u64>,
 }
 
 struct PerfFigures {
@@ -280,41 +336,6 @@ pub fn epoch_micros() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
 }
 
-static RUN: Lazy<Mutex<ConsumerTotals>> = Lazy::new(|| Mutex::new(ConsumerTotals::default()));
-
-pub fn merge_into_run(totals: &ConsumerTotals) {
-    RUN.lock().unwrap_or_else(|p| p.into_inner()).merge(totals);
-}
-
-/// Takes the run's totals, leaving empty ones for the next test.
-pub fn take_run() -> ConsumerTotals {
-    std::mem::take(&mut *RUN.lock().unwrap_or_else(|p| p.into_inner()))
-}
-
-/// Ends the run: returns the report (perf-test header, row, end-to-end latency line; None if no consumer sampled)
-/// and writes the JSON summary to `path`.
-pub fn write_report(path: Option<&str>) -> Result<Option<String>, crate::error::EngineError> {
-    let totals = take_run();
-    if totals.samples == 0 {
-        return Ok(None);
-    }
-    let report = format!("{PERF_HEADER}\n{}\n{}", totals.perf_row(), totals.e2e_line());
-    if let Some(path) = path {
-        let mut json = totals.to_json();
-        json["perf_header"] = Value::String(PERF_HEADER.to_string());
-        json["perf_row"] = Value::String(totals.perf_row());
-        json["e2e_line"] = Value::String(totals.e2e_line());
-        let text = serde_json::to_string_pretty(&json).expect("a JSON value always serializes");
-        std::fs::write(path, text).map_err(|e| {
-            crate::error::EngineError::new(
-                "SUMMARY_NOT_WRITTEN",
-                format!("kafka.consumer.summary.file: cannot write '{path}': {e}"),
-            )
-        })?;
-    }
-    Ok(Some(report))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,7 +362,7 @@ mod tests {
         assert_eq!(cols[0].len(), "2024-01-01 10:00:00:123".len(), "{row}");
         let line = t.e2e_line();
         assert!(line.starts_with("end-to-end latency: 4 records, avg 3.00 ms, p50 2.50 ms, p99 4.50 ms"), "{line}");
-        assert_eq!(t.to_json()["e2e_latency_us"]["from_header"], 4);
+        assert_eq!(serde_json::to_value(t.summary()).unwrap()["e2e_latency_us"]["from_header"], 4);
     }
 
     #[test]

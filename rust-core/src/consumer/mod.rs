@@ -3,33 +3,40 @@
 //! Flow of one sample ([`ConsumerHandle::poll`]): wait up to `poll.timeout.ms` for the first record, then take
 //! whatever librdkafka has already fetched, up to `max.records`, without waiting again (Java's `poll` semantics);
 //! every record is measured (size, produce→consume latency from the `kn.sent.us` header or the Kafka timestamp)
-//! and optionally checked (the audit sequence); with `commit=sync` the offsets are committed before the sample ends.
+//! and optionally checked ([`verdict`]: the audit sequence, `check.regex`); with `commit=sync` the offsets are committed
+//! before the sample ends. The sample's whole verdict (EMPTY, SEQUENCE_ERROR, CONTENT_MISMATCH, stop.on.empty) is
+//! decided here, in the engine.
 //!
 //! Partitions are assigned statically by default (`assignment=all` or a list, split across the JMeter threads by
 //! thread number), so that starting or stopping threads never triggers a rebalance; `assignment=subscribe` joins
-//! the group instead, and every rebalance is logged with its duration ([`Ctx`]).
+//! the group instead, and every rebalance is logged with its duration ([`ConsumerCtx`]).
+
+pub mod settings;
+pub mod stats;
+pub mod verdict;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer, ConsumerContext, Rebalance};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::types::RDKafkaErrorCode;
-use rdkafka::{ClientContext, Offset, TopicPartitionList};
+use rdkafka::{Offset, TopicPartitionList};
 
-use crate::audit::{PRODUCER_HEADER, RUN_HEADER, SENT_US_HEADER, SEQ_HEADER};
-use crate::consumer_config::{self, Assignment, Commit, ConsumerSettings};
-use crate::consumer_stats::{self, ConsumerTotals, LatencySource};
-use crate::error::{redact_kafka, EngineError, INTERRUPTED};
-
-/// Code of a sample that got no record within `poll.timeout.ms`.
-pub const EMPTY: &str = "EMPTY";
-/// Code of a sample with records that failed the content check.
-pub const SEQUENCE_ERROR: &str = "SEQUENCE_ERROR";
+use crate::audit::SENT_US_HEADER;
+use crate::client::context::{guarded, ClientCtx, HasClientCtx};
+use crate::client::settings::servers;
+use crate::client::{config, metadata};
+use crate::error::{EngineError, INTERRUPTED};
+use crate::report::Run;
+use crate::schema::RecordDecoder;
+use settings::{Assignment, Commit, ConsumerSettings};
+use stats::{ConsumerTotals, LatencySource};
+use verdict::{check_content, check_schema, check_sequence, SampleAcc};
+pub use verdict::{CONTENT_MISMATCH, EMPTY, SEQUENCE_ERROR};
 /// Longest wait inside librdkafka between two checks for an interrupt.
 const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
 
@@ -47,13 +54,15 @@ pub struct PollOutcome {
     /// Partition and offset of the last record, -1 if none.
     pub partition: i32,
     pub offset: i64,
-    /// Records that failed `check.sequence`.
+    /// Records that failed `check.sequence` or their schema decoding (`value.decode`, `key.decode`).
     pub check_failures: u32,
     /// Rebalances this consumer has gone through so far, and the partitions it holds now.
     pub rebalances: u64,
     pub assigned: u32,
     /// Why the sample failed: a Kafka error, a failed check, EMPTY with `fail.on.empty`, INTERRUPTED.
     pub error: Option<EngineError>,
+    /// `stop.on.empty`: this thread's partitions are drained, the JMeter thread should stop.
+    pub stop_thread: bool,
 }
 
 /// Rebalance bookkeeping, written by librdkafka's rebalance callback (on the thread that polls).
@@ -66,22 +75,19 @@ struct RebalanceState {
     assigned: Vec<i32>,
 }
 
-/// librdkafka callbacks: logs go through the `log` crate (default), rebalances are timed and logged.
-pub struct Ctx {
+/// The consumer's context: the client hooks every client has, and rebalances timed and logged.
+pub struct ConsumerCtx {
+    client: ClientCtx,
     label: String,
     rebalance: Mutex<RebalanceState>,
 }
 
-impl Ctx {
+impl ConsumerCtx {
     fn state(&self) -> std::sync::MutexGuard<'_, RebalanceState> {
         self.rebalance.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
 
-impl ClientContext for Ctx {}
-
-impl ConsumerContext for Ctx {
-    fn pre_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+    fn revoked(&self, rebalance: &Rebalance<'_>) {
         if let Rebalance::Revoke(tpl) = rebalance {
             let mut s = self.state();
             s.started.get_or_insert_with(Instant::now);
@@ -89,7 +95,7 @@ impl ConsumerContext for Ctx {
         }
     }
 
-    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+    fn rebalanced(&self, rebalance: &Rebalance<'_>) {
         match rebalance {
             Rebalance::Assign(tpl) => {
                 let mut s = self.state();
@@ -111,31 +117,53 @@ impl ConsumerContext for Ctx {
     }
 }
 
+impl HasClientCtx for ConsumerCtx {
+    fn client_ctx(&self) -> &ClientCtx {
+        &self.client
+    }
+}
+
+crate::client_context!(ConsumerCtx);
+
+impl ConsumerContext for ConsumerCtx {
+    fn pre_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        guarded("rebalance", || self.revoked(rebalance));
+    }
+
+    fn post_rebalance(&self, _consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        guarded("rebalance", || self.rebalanced(rebalance));
+    }
+}
+
 fn partitions_of(tpl: &TopicPartitionList) -> Vec<i32> {
     tpl.elements().iter().map(|e| e.partition()).collect()
 }
 
 /// One JMeter thread's consumer: owns its librdkafka consumer, its checks and its statistics.
 pub struct ConsumerHandle {
-    consumer: Option<BaseConsumer<Ctx>>,
+    consumer: Option<BaseConsumer<ConsumerCtx>>,
     settings: ConsumerSettings,
+    /// Where the statistics go at close.
+    run: Arc<Run>,
     interrupted: Arc<AtomicBool>,
     totals: ConsumerTotals,
     /// `check.sequence`: the last `kn.seq` seen per (`kn.run`/`kn.pid`, partition).
     last_seq: HashMap<(Vec<u8>, i32), u64>,
     /// Reused buffer for the sequence key, so that checking allocates only for a new producer.
     seq_key: Vec<u8>,
-    /// `check.regex`: the values of the last sample, for the Java side to match.
-    values: Vec<String>,
     /// Records returned since the last commit (commit=sync).
     uncommitted: bool,
     /// Partitions held with static assignment.
     static_partitions: Vec<i32>,
+    /// `value.decode` / `key.decode`: this thread's decoders (schemas by id are cached in them).
+    value_decoder: Option<RecordDecoder>,
+    key_decoder: Option<RecordDecoder>,
 }
 
 impl ConsumerHandle {
-    /// Creates the consumer, checks that the topic exists, and assigns or subscribes.
-    pub fn open(settings: ConsumerSettings) -> Result<ConsumerHandle, EngineError> {
+    /// Creates the consumer, checks that the topic exists, and assigns or subscribes; the handle's statistics go
+    /// to `run` when it closes.
+    pub fn open(settings: ConsumerSettings, run: &Arc<Run>) -> Result<ConsumerHandle, EngineError> {
         for w in &settings.warnings {
             log::warn!("{w}");
         }
@@ -143,14 +171,10 @@ impl ConsumerHandle {
             "consumer {}/{} of group '{}' on '{}'",
             settings.thread_number, settings.thread_count, settings.group, settings.topic
         );
-        let mut config = ClientConfig::new();
-        for (k, v) in &settings.client {
-            config.set(k, v);
-        }
-        let ctx = Ctx { label: label.clone(), rebalance: Mutex::new(RebalanceState::default()) };
-        let consumer: BaseConsumer<Ctx> = config
-            .create_with_context(ctx)
-            .map_err(|e| EngineError::config(format!("the consumer could not be created: {}", redact_kafka(&e))))?;
+        let value_decoder = settings.value_decode.as_ref().map(RecordDecoder::new).transpose()?;
+        let key_decoder = settings.key_decode.as_ref().map(RecordDecoder::new).transpose()?;
+        let ctx = ConsumerCtx { client: ClientCtx::default(), label: label.clone(), rebalance: Mutex::default() };
+        let consumer: BaseConsumer<ConsumerCtx> = config::create(&settings.client, ctx, "consumer")?;
         let partitions = topic_partitions(&consumer, &settings)?;
         let mut static_partitions = Vec::new();
         match &settings.assignment {
@@ -174,8 +198,7 @@ impl ConsumerHandle {
                         list.clone()
                     }
                 };
-                static_partitions =
-                    consumer_config::split_for_thread(&wanted, settings.thread_number, settings.thread_count);
+                static_partitions = settings::split_for_thread(&wanted, settings.thread_number, settings.thread_count);
                 let mut tpl = TopicPartitionList::new();
                 for p in &static_partitions {
                     // The group's committed offset, or auto.offset.reset when there is none.
@@ -198,18 +221,16 @@ impl ConsumerHandle {
         Ok(ConsumerHandle {
             consumer: Some(consumer),
             settings,
+            run: Arc::clone(run),
             interrupted: Arc::new(AtomicBool::new(false)),
             totals: ConsumerTotals::default(),
             last_seq: HashMap::new(),
             seq_key: Vec::new(),
-            values: Vec::new(),
             uncommitted: false,
             static_partitions,
+            value_decoder,
+            key_decoder,
         })
-    }
-
-    pub fn settings(&self) -> &ConsumerSettings {
-        &self.settings
     }
 
     /// The flag another thread sets to end a waiting poll (JMeter stopping the test).
@@ -217,15 +238,9 @@ impl ConsumerHandle {
         Arc::clone(&self.interrupted)
     }
 
-    /// The values of the last sample's records (UTF-8, invalid bytes replaced), kept only with `check.regex`.
-    pub fn values(&self) -> &[String] {
-        &self.values
-    }
-
     /// One sample: up to `max.records` records within `poll.timeout.ms`.
     pub fn poll(&mut self) -> PollOutcome {
         self.interrupted.store(false, Ordering::Release);
-        self.values.clear();
         let start = Instant::now();
         let deadline = start + self.settings.poll_timeout;
         let mut sample = SampleAcc::default();
@@ -244,9 +259,15 @@ impl ConsumerHandle {
             match consumer.poll(wait) {
                 Some(Ok(m)) => {
                     end = Instant::now();
-                    record(&m, end, &self.settings, &mut self.totals, &mut sample, &mut self.values);
+                    record(&m, end, &self.settings, &mut self.totals, &mut sample);
                     if self.settings.check_sequence {
                         check_sequence(&m, &mut self.last_seq, &mut self.seq_key, &mut sample);
+                    }
+                    if let Some(decoder) = self.value_decoder.as_mut() {
+                        check_schema(decoder, m.payload().unwrap_or_default(), "value", &m, &mut sample);
+                    }
+                    if let Some(decoder) = self.key_decoder.as_mut() {
+                        check_schema(decoder, m.key().unwrap_or_default(), "key", &m, &mut sample);
                     }
                 }
                 Some(Err(KafkaError::PartitionEOF(_))) => {}
@@ -302,22 +323,8 @@ impl ConsumerHandle {
         }
     }
 
-    fn outcome(
-        &mut self,
-        start: Instant,
-        end: Instant,
-        sample: SampleAcc,
-        mut error: Option<EngineError>,
-    ) -> PollOutcome {
-        if error.is_none() && sample.check_failures > 0 {
-            error = sample.first_check_error.clone();
-        }
-        if error.is_none() && sample.records == 0 && self.settings.fail_on_empty {
-            error = Some(EngineError::new(
-                EMPTY,
-                format!("no record within {} ms (poll.timeout.ms)", self.settings.poll_timeout.as_millis()),
-            ));
-        }
+    fn outcome(&mut self, start: Instant, end: Instant, sample: SampleAcc, error: Option<EngineError>) -> PollOutcome {
+        let (error, stop_thread) = verdict::decide(&self.settings, &sample, error);
         self.totals.samples += 1;
         if sample.records == 0 {
             self.totals.empty_samples += 1;
@@ -346,6 +353,7 @@ impl ConsumerHandle {
             rebalances,
             assigned,
             error,
+            stop_thread,
         }
     }
 
@@ -369,7 +377,7 @@ impl ConsumerHandle {
         }
         // Leaves the group (subscribe) and commits the last offsets (commit=auto) before returning.
         drop(consumer);
-        consumer_stats::merge_into_run(&self.totals);
+        self.run.merge_consumer(&self.totals);
         format!(
             "closed: {} records in {} samples ({} empty, {} failed), {} rebalance(s) taking {} ms{commit_note}",
             self.totals.records,
@@ -390,36 +398,6 @@ impl Drop for ConsumerHandle {
     }
 }
 
-/// A sample's running figures.
-#[derive(Debug, Clone)]
-struct SampleAcc {
-    records: u32,
-    bytes: u64,
-    e2e_sum: i64,
-    e2e_count: u32,
-    e2e_max: i64,
-    partition: i32,
-    offset: i64,
-    check_failures: u32,
-    first_check_error: Option<EngineError>,
-}
-
-impl Default for SampleAcc {
-    fn default() -> Self {
-        SampleAcc {
-            records: 0,
-            bytes: 0,
-            e2e_sum: 0,
-            e2e_count: 0,
-            e2e_max: i64::MIN,
-            partition: -1,
-            offset: -1,
-            check_failures: 0,
-            first_check_error: None,
-        }
-    }
-}
-
 /// Measures one record: its size and its produce→consume latency.
 fn record(
     m: &BorrowedMessage<'_>,
@@ -427,9 +405,8 @@ fn record(
     settings: &ConsumerSettings,
     totals: &mut ConsumerTotals,
     sample: &mut SampleAcc,
-    values: &mut Vec<String>,
 ) {
-    let now_us = consumer_stats::epoch_micros();
+    let now_us = stats::epoch_micros();
     let mut bytes = m.key().map_or(0, <[u8]>::len) + m.payload().map_or(0, <[u8]>::len);
     let mut sent_us = None;
     if let Some(headers) = m.headers() {
@@ -458,95 +435,21 @@ fn record(
         sample.e2e_count += 1;
         sample.e2e_max = sample.e2e_max.max(us);
     }
-    if settings.keep_values {
-        values.push(String::from_utf8_lossy(m.payload().unwrap_or_default()).into_owned());
-    }
-}
-
-/// `check.sequence`: within a partition, each producer's `kn.seq` must increase; a repeat is a duplicate (e.g. a
-/// retry that wrote twice), a smaller number a reordering.
-fn check_sequence(
-    m: &BorrowedMessage<'_>,
-    last_seq: &mut HashMap<(Vec<u8>, i32), u64>,
-    key: &mut Vec<u8>,
-    sample: &mut SampleAcc,
-) {
-    let (mut run, mut pid, mut seq) = (None, None, None);
-    if let Some(headers) = m.headers() {
-        for h in headers.iter() {
-            match h.key {
-                RUN_HEADER => run = h.value,
-                PRODUCER_HEADER => pid = h.value,
-                SEQ_HEADER => seq = h.value.and_then(|v| <[u8; 8]>::try_from(v).ok()).map(u64::from_be_bytes),
-                _ => {}
-            }
-        }
-    }
-    let fail = |sample: &mut SampleAcc, message: String| {
-        sample.check_failures += 1;
-        sample.first_check_error.get_or_insert_with(|| EngineError::new(SEQUENCE_ERROR, message));
-    };
-    let (Some(pid), Some(seq)) = (pid, seq) else {
-        return fail(
-            sample,
-            format!(
-                "partition {} offset {}: no kn.pid/kn.seq headers; produce with audit=true to use check.sequence",
-                m.partition(),
-                m.offset()
-            ),
-        );
-    };
-    key.clear();
-    key.extend_from_slice(run.unwrap_or_default());
-    key.push(b'/');
-    key.extend_from_slice(pid);
-    // Lookup without allocating: the tuple key needs an owned Vec only for a new producer/partition.
-    let lookup = (std::mem::take(key), m.partition());
-    match last_seq.get_mut(&lookup) {
-        Some(last) if seq <= *last => {
-            let what = if seq == *last { "a duplicate" } else { "out of order" };
-            let message = format!(
-                "partition {} offset {}: producer {} sequence {seq} after {}: {what}",
-                m.partition(),
-                m.offset(),
-                String::from_utf8_lossy(pid),
-                *last
-            );
-            *key = lookup.0;
-            fail(sample, message);
-        }
-        Some(last) => {
-            *last = seq;
-            *key = lookup.0;
-        }
-        None => {
-            last_seq.insert(lookup, seq);
-        }
+    if let Some(regex) = &settings.check_regex {
+        check_content(regex, m.payload().unwrap_or_default(), sample);
     }
 }
 
 /// The topic's partitions, waiting a little for a topic created a moment ago (by the producers of the same test).
-fn topic_partitions(consumer: &BaseConsumer<Ctx>, settings: &ConsumerSettings) -> Result<Vec<i32>, EngineError> {
-    let servers = settings.client.get("bootstrap.servers").map(String::as_str).unwrap_or("(bootstrap.servers not set)");
-    let until = Instant::now() + settings.timeout;
-    loop {
-        // All topics' metadata: asking for this topic alone could auto-create it.
-        let metadata = consumer.fetch_metadata(None, settings.timeout).map_err(|e| {
-            let mut err = EngineError::from_kafka(&e);
-            err.message = format!(
-                "no broker at {servers} answered within {} ms ({}); check bootstrap.servers and that the broker is running",
-                settings.timeout.as_millis(),
-                err.message
-            );
-            err
-        })?;
-        if let Some(t) = metadata.topics().iter().find(|t| t.name() == settings.topic) {
-            let mut ids: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
-            ids.sort_unstable();
-            return Ok(ids);
-        }
-        if Instant::now() >= until {
-            return Err(EngineError::new(
+fn topic_partitions(
+    consumer: &BaseConsumer<ConsumerCtx>,
+    settings: &ConsumerSettings,
+) -> Result<Vec<i32>, EngineError> {
+    let servers = servers(&settings.client);
+    let advice = "; check bootstrap.servers and that the broker is running";
+    metadata::topic_partitions(consumer.client(), &settings.topic, servers, settings.timeout, settings.timeout, advice)?
+        .ok_or_else(|| {
+            EngineError::new(
                 "UNKNOWN_TOPIC_OR_PART",
                 format!(
                     "topic '{}' does not exist on {servers} (waited {} ms, timeout.ms); create it or start the \
@@ -554,10 +457,8 @@ fn topic_partitions(consumer: &BaseConsumer<Ctx>, settings: &ConsumerSettings) -
                     settings.topic,
                     settings.timeout.as_millis()
                 ),
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
+            )
+        })
 }
 
 fn consumer_error(e: &KafkaError, settings: &ConsumerSettings) -> EngineError {

@@ -10,100 +10,34 @@
 //! - `unexpected`: not from this run (another writer, another test);
 //! - `missing`: acknowledged but never seen.
 
+pub mod seqset;
+
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use once_cell::sync::Lazy;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
-use rdkafka::{ClientConfig, Offset, TopicPartitionList};
-use serde_json::{json, Value};
+use rdkafka::{Offset, TopicPartitionList};
+use serde::Serialize;
 
-use crate::config::connection_properties;
+use crate::client::config::create;
+use crate::client::context::ClientCtx;
+use crate::client::settings::connection_properties;
 use crate::error::EngineError;
+pub use seqset::SeqSet;
 
+/// Header with the run id.
 pub const RUN_HEADER: &str = "kn.run";
+/// Header with the producer handle's id.
 pub const PRODUCER_HEADER: &str = "kn.pid";
+/// Header with the message's sequence number within its handle (8 bytes big-endian).
 pub const SEQ_HEADER: &str = "kn.seq";
+/// Header with the send time, microseconds since the epoch (8 bytes big-endian), for end-to-end latency.
 pub const SENT_US_HEADER: &str = "kn.sent.us";
 
-/// A set of sequence numbers as a bitmap: 100,000 messages take 12.5 KB.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SeqSet {
-    words: Vec<u64>,
-    count: u64,
-}
-
-impl SeqSet {
-    /// Adds `seq`; false if it was already there.
-    pub fn insert(&mut self, seq: u64) -> bool {
-        let (w, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
-        }
-        let fresh = self.words[w] & bit == 0;
-        if fresh {
-            self.words[w] |= bit;
-            self.count += 1;
-        }
-        fresh
-    }
-
-    pub fn contains(&self, seq: u64) -> bool {
-        self.words.get((seq / 64) as usize).is_some_and(|w| w & (1u64 << (seq % 64)) != 0)
-    }
-
-    pub fn len(&self) -> u64 {
-        self.count
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    pub fn union(&mut self, other: &SeqSet) {
-        if other.words.len() > self.words.len() {
-            self.words.resize(other.words.len(), 0);
-        }
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a |= b;
-        }
-        self.count = self.words.iter().map(|w| w.count_ones() as u64).sum();
-    }
-
-    /// Numbers below the highest one present that are absent: gaps in a producer's sequence.
-    pub fn gaps(&self) -> u64 {
-        let highest = self
-            .words
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, w)| **w != 0)
-            .map(|(i, w)| i as u64 * 64 + 63 - w.leading_zeros() as u64);
-        highest.map_or(0, |h| h + 1 - self.count)
-    }
-}
-
-/// The run id of the current test: made at the first open, forgotten at the report.
-static RUN_ID: Lazy<Mutex<Option<(String, u64)>>> = Lazy::new(|| Mutex::new(None));
-
+/// Milliseconds since the epoch (the run start, message timestamps).
 pub fn epoch_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
-/// (run id, run start in epoch milliseconds) of the current test.
-pub fn current_run() -> (String, u64) {
-    let mut run = RUN_ID.lock().unwrap_or_else(|p| p.into_inner());
-    run.get_or_insert_with(|| {
-        let start = epoch_millis();
-        (format!("{start:x}-{:08x}", fastrand::u32(..)), start)
-    })
-    .clone()
-}
-
-pub fn end_run() {
-    *RUN_ID.lock().unwrap_or_else(|p| p.into_inner()) = None;
 }
 
 /// Where and how to read the topic back: the producer's connection properties (security included).
@@ -121,7 +55,8 @@ impl AuditTarget {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The audit's verdict on one run (its JSON form is part of the summary file).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct AuditReport {
     pub run_id: String,
     pub acked: u64,
@@ -148,19 +83,6 @@ impl AuditReport {
             if self.complete { "" } else { " (INCOMPLETE: audit.timeout.ms reached before the end of the topic)" }
         )
     }
-
-    pub fn to_json(&self) -> Value {
-        json!({
-            "run_id": self.run_id,
-            "acked": self.acked,
-            "found": self.found,
-            "missing": self.missing,
-            "duplicates": self.duplicates,
-            "unexpected": self.unexpected,
-            "found_unacked": self.found_unacked,
-            "complete": self.complete,
-        })
-    }
 }
 
 /// Reads the topic from `since_ms` to its current end and classifies every message against `acked`.
@@ -172,16 +94,12 @@ pub fn read_back(
     since_ms: u64,
     acked: Option<&BTreeMap<String, SeqSet>>,
 ) -> Result<AuditReport, EngineError> {
-    let mut config = ClientConfig::new();
-    for (k, v) in &target.client {
-        config.set(k, v);
-    }
+    let mut props = target.client.clone();
     // librdkafka wants a group id even for manual assignment; nothing is committed to it.
-    config
-        .set("group.id", format!("kafka-native-audit-{run_id}"))
-        .set("enable.auto.commit", "false")
-        .set("enable.partition.eof", "false");
-    let consumer: BaseConsumer = config.create().map_err(|e| EngineError::from_kafka(&e))?;
+    props.insert("group.id".into(), format!("kafka-native-audit-{run_id}"));
+    props.insert("enable.auto.commit".into(), "false".into());
+    props.insert("enable.partition.eof".into(), "false".into());
+    let consumer: BaseConsumer<ClientCtx> = create(&props, ClientCtx::default(), "audit consumer")?;
     let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
     let op_timeout = Duration::from_secs(10);
 
@@ -267,21 +185,6 @@ fn ours<'a>(message: &'a impl Message, run_id: &str) -> Option<(&'a str, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn seq_sets_count_union_and_gaps() {
-        let mut a = SeqSet::default();
-        assert!(a.insert(0) && a.insert(5) && a.insert(130));
-        assert!(!a.insert(5));
-        assert_eq!((a.len(), a.gaps()), (3, 128));
-        let mut b = SeqSet::default();
-        b.insert(1);
-        b.insert(130);
-        a.union(&b);
-        assert_eq!(a.len(), 4);
-        assert!(a.contains(1) && a.contains(130) && !a.contains(2));
-        assert_eq!(SeqSet::default().gaps(), 0);
-    }
 
     #[test]
     fn audit_target_keeps_only_connection_properties() {

@@ -1,4 +1,4 @@
-//! Sampler parameters → validated engine settings.
+//! Producer sampler parameters → validated producer settings.
 //!
 //! The JMeter side hands over every non-blank parameter as `(key, value)` pairs. This module
 //! - separates the sampler's own keys (topic, payload, timeout, ...) from producer properties,
@@ -11,10 +11,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::payload::{KeySpec, ValueSpec};
+use super::policy::{self, Policy};
+use crate::client::config as librdkafka_conf;
+use crate::client::settings::{self, flag, number, required, JAVA_SECURITY_KEYS};
 use crate::error::EngineError;
-use crate::librdkafka_conf;
-use crate::payload::{KeySpec, ValueSpec};
-use crate::policy::{self, Policy};
 
 /// Sampler keys that are not producer properties.
 pub const SAMPLER_KEYS: &[&str] = &[
@@ -44,51 +45,55 @@ pub const SAMPLER_KEYS: &[&str] = &[
     "target.rate",
 ];
 
-/// Java client names accepted and translated (see [`translate_java_name`]).
-const JAVA_ONLY_KEYS: &[&str] = &[
-    "max.request.size",
-    "buffer.memory",
-    "partitioner.class",
-    "max.block.ms",
-    "key.serializer",
-    "value.serializer",
-    "sasl.jaas.config",
-    "ssl.truststore.location",
-    "ssl.truststore.password",
-    "ssl.truststore.type",
-];
+/// Java producer names accepted and translated (see [`translate_java_name`]); the security ones are shared.
+const JAVA_ONLY_KEYS: &[&str] =
+    &["max.request.size", "buffer.memory", "partitioner.class", "max.block.ms", "key.serializer", "value.serializer"];
 
 /// What the pre-flight check does when the topic has fewer partitions than producing threads.
 /// A missing topic or an unreachable broker always stops the test, unless the check is off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preflight {
+    /// Too few partitions stop the test.
     Fail,
+    /// Too few partitions are logged once.
     Warn,
+    /// No check at all.
     Off,
 }
 
 /// Whether one producer serves a JMeter thread or all threads of the test with the same configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
+    /// One producer per JMeter thread.
     Thread,
+    /// One producer shared by all threads with the same configuration.
     Test,
 }
 
 /// Everything the engine needs to send, checked once before the first message.
 #[derive(Debug, Clone)]
 pub struct ProducerSettings {
+    /// The topic to send to.
     pub topic: String,
     /// How long a sample waits for its acknowledgements (the sampler's `timeout.ms`).
     pub timeout: Duration,
     /// How long a send may wait for room in a full local queue (Java's `max.block.ms`), at most `timeout`.
     pub max_block: Duration,
+    /// Messages sent (and waited for) per sample.
     pub messages_per_sample: u32,
+    /// Whose producer this is.
     pub scope: Scope,
+    /// How values are made.
     pub value: ValueSpec,
+    /// How keys are made.
     pub key: KeySpec,
+    /// Static headers of every message.
     pub headers: Vec<(String, String)>,
+    /// A fixed partition, or None for the partitioner.
     pub partition: Option<i32>,
+    /// The JMeter thread's number (placeholder `{thread}`).
     pub thread_number: u32,
+    /// The preset the properties started from.
     pub policy: Policy,
     /// What to check before load (broker answers, topic exists, enough partitions for the threads).
     pub preflight: Preflight,
@@ -100,6 +105,7 @@ pub struct ProducerSettings {
     pub stamp_time: bool,
     /// Add audit headers (`kn.run`, `kn.pid`, `kn.seq`) and read the topic back at the end of the test.
     pub audit: bool,
+    /// How long the end-of-test read-back may take.
     pub audit_timeout: Duration,
     /// Samples per second per thread, each started at its intended time; None = as fast as acks allow.
     pub target_rate: Option<f64>,
@@ -116,62 +122,12 @@ impl ProducerSettings {
     }
 }
 
-/// The properties any client needs to reach the cluster (brokers and security), without producer settings:
-/// for the admin client, the audit's consumer and the like.
-pub fn connection_properties(client: &BTreeMap<String, String>) -> BTreeMap<String, String> {
-    client
-        .iter()
-        .filter(|(k, _)| {
-            k.as_str() == "bootstrap.servers"
-                || ["security.", "sasl.", "ssl.", "broker.address"].iter().any(|prefix| k.starts_with(prefix))
-        })
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
-/// True for properties whose value must never appear in a message or a log.
-pub fn is_secret(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    key.contains("password") || key.contains("secret") || key.contains("jaas") || key.ends_with("key.pem")
-}
-
-/// Shows a value in a message, or `***` when the key is secret.
-pub fn shown(key: &str, value: &str) -> String {
-    if is_secret(key) {
-        "***".to_string()
-    } else {
-        format!("'{value}'")
-    }
-}
-
 /// Parses the sampler's parameters into settings, or says precisely what is wrong and how to fix it.
 pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError> {
-    let mut sampler: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut explicit: Vec<(String, String)> = Vec::new();
-    for (key, value) in pairs {
-        let (key, value) = (key.trim(), value.trim());
-        if value.is_empty() {
-            continue;
-        }
-        if SAMPLER_KEYS.contains(&key) {
-            sampler.insert(key, value);
-        } else {
-            explicit.push((key.to_string(), value.to_string()));
-        }
-    }
-    if let Some(extra) = sampler.get("extra.properties") {
-        explicit.extend(parse_property_list(extra, "extra.properties")?);
-    }
-
-    let topic = sampler
-        .get("topic")
-        .map(|t| t.to_string())
-        .ok_or_else(|| EngineError::config("topic: missing; set the topic to send to"))?;
-    if !explicit.iter().any(|(k, _)| k == "bootstrap.servers") {
-        return Err(EngineError::config(
-            "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
-        ));
-    }
+    let own_keys: Vec<&str> = SAMPLER_KEYS.iter().chain(crate::schema::PRODUCER_KEYS).copied().collect();
+    let settings::Split { sampler, explicit } = settings::split(pairs, &own_keys)?;
+    let topic = required(&sampler, "topic", "set the topic to send to")?;
+    settings::require_bootstrap(&explicit)?;
     let timeout_ms: u64 = number(&sampler, "timeout.ms", 3000, 1, 3_600_000)?;
     let messages_per_sample: u32 = number(&sampler, "messages.per.sample", 1, 1, 1_000_000)?;
     let policy = match sampler.get("policy") {
@@ -192,7 +148,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None => None,
     };
     let headers = match sampler.get("headers") {
-        Some(h) => parse_property_list(h, "headers")?,
+        Some(h) => settings::parse_property_list(h, "headers")?,
         None => Vec::new(),
     };
 
@@ -322,9 +278,9 @@ fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineErro
     match key {
         "max.request.size" => prop("message.max.bytes", value),
         "buffer.memory" => {
-            let bytes: u64 = value.parse().map_err(|_| {
-                EngineError::config(format!("buffer.memory: '{value}' is not a number of bytes"))
-            })?;
+            let bytes: u64 = value
+                .parse()
+                .map_err(|_| EngineError::config(format!("buffer.memory: '{value}' is not a number of bytes")))?;
             prop("queue.buffering.max.kbytes", &bytes.div_ceil(1024).max(1).to_string())
         }
         "max.block.ms" => value
@@ -345,76 +301,18 @@ fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineErro
                 ))),
             }
         }
-        "sasl.jaas.config" => jaas_to_properties(value),
-        "ssl.truststore.location" | "ssl.truststore.type" | "ssl.truststore.password" => {
-            Err(EngineError::config(format!(
-                "{key}: Java trust stores are not read by librdkafka; export the CA certificate as PEM and set ssl.ca.location to its path"
-            )))
-        }
-        _ => prop(key, value),
+        _ => match settings::translate_security(key, value) {
+            Some(props) => props.map(Translation::Properties),
+            None => prop(key, value),
+        },
     }
-}
-
-/// `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";`
-/// becomes `sasl.username` and `sasl.password`. Only the username ever appears in an error.
-fn jaas_to_properties(jaas: &str) -> Result<Translation, EngineError> {
-    let field = |name: &str| -> Option<String> {
-        let start = jaas.find(&format!("{name}=\""))? + name.len() + 2;
-        let end = jaas[start..].find('"')? + start;
-        Some(jaas[start..end].to_string())
-    };
-    match (field("username"), field("password")) {
-        (Some(user), Some(password)) => Ok(Translation::Properties(vec![
-            ("sasl.username".to_string(), user),
-            ("sasl.password".to_string(), password),
-        ])),
-        _ => Err(EngineError::config(
-            "sasl.jaas.config: no username=\"...\" password=\"...\" found; librdkafka has no JAAS, so set sasl.username and sasl.password instead",
-        )),
-    }
-}
-
-/// Parses `k=v` items separated by `;` or newlines.
-pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String)>, EngineError> {
-    text.split([';', '\n'])
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
-        .map(|item| match item.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
-            _ => Err(EngineError::config(format!(
-                "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
-                if is_secret(item) { "***" } else { item }
-            ))),
-        })
-        .collect()
-}
-
-fn flag(map: &BTreeMap<&str, &str>, key: &str) -> Result<bool, EngineError> {
-    match map.get(key).copied() {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(other) => Err(EngineError::config(format!("{key}: '{other}' is not valid; use true or false"))),
-    }
-}
-
-fn number<T>(map: &BTreeMap<&str, &str>, key: &str, default: T, min: i64, max: i64) -> Result<T, EngineError>
-where
-    T: TryFrom<i64> + Copy,
-{
-    let Some(raw) = map.get(key) else {
-        return Ok(default);
-    };
-    let parsed: Option<i64> = raw.parse().ok().filter(|n| (min..=max).contains(n));
-    parsed.and_then(|n| T::try_from(n).ok()).ok_or_else(|| {
-        EngineError::config(format!("{key}: '{raw}' is not valid; use a whole number from {min} to {max}"))
-    })
 }
 
 /// Every name a user could have meant: librdkafka's properties, the Java names we translate, our own keys.
 fn suggestion_candidates() -> Vec<String> {
     let mut names = librdkafka_conf::property_names();
-    names.extend(SAMPLER_KEYS.iter().map(|s| s.to_string()));
-    names.extend(JAVA_ONLY_KEYS.iter().map(|s| s.to_string()));
+    names.extend(SAMPLER_KEYS.iter().chain(crate::schema::PRODUCER_KEYS).map(|s| s.to_string()));
+    names.extend(JAVA_ONLY_KEYS.iter().chain(JAVA_SECURITY_KEYS).map(|s| s.to_string()));
     names.extend(["delivery.timeout.ms".to_string()]);
     names
 }
@@ -502,9 +400,6 @@ mod tests {
 
     #[test]
     fn secrets_never_appear_in_errors() {
-        assert_eq!(shown("sasl.password", "hunter2"), "***");
-        assert_eq!(shown("ssl.key.password", "hunter2"), "***");
-        assert_eq!(shown("acks", "1"), "'1'");
         let m = err(&[("extra.properties", "sasl.password hunter2")]);
         assert!(!m.contains("hunter2"), "{m}");
         let m = err(&[("sasl.jaas.config", "ScramLoginModule required user=\"u\" pass=\"hunter2\";")]);

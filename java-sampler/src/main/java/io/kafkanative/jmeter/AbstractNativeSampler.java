@@ -1,0 +1,315 @@
+package io.kafkanative.jmeter;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
+
+import org.apache.jmeter.config.Arguments;
+import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
+import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
+import org.apache.jmeter.util.JMeterUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every sampler of the engine shares, whatever JMeter element drives it: one engine handle per JMeter thread,
+ * opened by {@link #setup}, used by {@link #sample} (one native call per sample), woken by {@link #interrupt} and
+ * closed by {@link #teardown}.
+ *
+ * <p>These four methods know nothing of JMeter's Java Request API: {@link #setup} takes the element's label and
+ * the engine's configuration as [name0, value0, name1, value1, ...], {@link #sample} the label and the producer's
+ * per-sample value. The Java Request methods ({@code setupTest}, {@code runTest}, {@code teardownTest}) adapt a
+ * {@code JavaSamplerContext} to them for the Java Request classes ({@link KafkaProducerSampler},
+ * {@link KafkaConsumerSampler}, {@link KafkaLagSampler}); another element (a TestBean) can hold one instance per
+ * thread and call the four methods with its own properties.
+ *
+ * <p>Shared here: the handle and its two locks, the setup failure turned into one clear failed sample that stops
+ * the test, the CLOSED result after teardown, the engine's log lines forwarded to JMeter's log, and the count of
+ * open handles per kind, whose drop to 0 ends the test for that kind and prints the engine's end-of-test report.
+ * A subclass describes its kind ({@link Kind}: open, interrupt, report natives) and makes the calls that need
+ * its settings: {@link #call} and {@link #close}.
+ *
+ * @param <R> the kind's sample result
+ */
+public abstract class AbstractNativeSampler<R extends KafkaSampleResult> implements JavaSamplerClient {
+
+    /**
+     * What the samplers of one kind share in a JVM: their natives that need no instance state, their name in
+     * messages, their log, their end-of-test report and the number of their handles open. One per subclass, in a
+     * static field.
+     *
+     * @param <R> the kind's sample result
+     */
+    protected static final class Kind<R extends KafkaSampleResult> {
+
+        final String noun;
+        final Logger log;
+        final List<ProducerParameters.Parameter> parameters;
+        final int outLength;
+        final int logLinesWaiting;
+        final ToLongFunction<String[]> open;
+        final Supplier<R> newResult;
+        // Set once, by the subclass's static initializer (whose completion publishes them to every thread).
+        String summaryProperty;
+        String defaultSummaryFile;
+        UnaryOperator<String> report;
+        LongConsumer interrupt;
+        /** Handles opened and not yet closed in this JVM: the kind's test is over when it drops back to 0. */
+        final AtomicInteger openHandles = new AtomicInteger();
+
+        /**
+         * @param noun            what a handle is, in messages ("producer", "consumer", "lag monitor")
+         * @param owner           the sampler class, whose logger is used
+         * @param parameters      the Java Request's parameters and defaults, in the order the GUI lists them
+         * @param outLength       the length of the kind's result array (its OUT_LENGTH)
+         * @param logLinesWaiting the index of its log_lines_waiting slot
+         * @param open            opens a handle; throws {@link EngineException} on a bad configuration or check
+         * @param newResult       a new, empty result of the kind
+         */
+        Kind(String noun, Class<?> owner, List<ProducerParameters.Parameter> parameters, int outLength,
+                int logLinesWaiting, ToLongFunction<String[]> open, Supplier<R> newResult) {
+            this.noun = noun;
+            this.log = LoggerFactory.getLogger(owner);
+            this.parameters = parameters;
+            this.outLength = outLength;
+            this.logLinesWaiting = logLinesWaiting;
+            this.open = open;
+            this.newResult = newResult;
+        }
+
+        /**
+         * The kind's end-of-test report, once the last handle has closed: {@code report} returns perf-test style
+         * lines (null if nothing was sampled) and writes the JSON summary to the file named by the JMeter property
+         * {@code summaryProperty} (default {@code defaultSummaryFile}).
+         */
+        Kind<R> reporting(String summaryProperty, String defaultSummaryFile, UnaryOperator<String> report) {
+            this.summaryProperty = summaryProperty;
+            this.defaultSummaryFile = defaultSummaryFile;
+            this.report = report;
+            return this;
+        }
+
+        /** The native that wakes a call blocked on a handle (a kind whose calls are short has none). */
+        Kind<R> interruptible(LongConsumer interrupt) {
+            this.interrupt = interrupt;
+            return this;
+        }
+    }
+
+    private final Kind<R> kind;
+
+    /**
+     * Filled by every native call and reused, so that a sample allocates nothing on the Java side beyond its
+     * SampleResult and its strings. Read by {@link #call} only, on the sampling thread.
+     */
+    protected final long[] out;
+
+    // The handle is a raw pointer into the engine: using it after close would crash the JVM. It is written only
+    // while holding both locks and read while holding either; close happens after it has been set to 0.
+    // interrupt() needs only interruptLock, so it never waits behind a native call blocked on sendLock.
+    private final Object sendLock = new Object();
+    private final Object interruptLock = new Object();
+    private long handle;
+    /** Set when JMeter stopped the test (guarded by interruptLock): close may then skip waiting for the broker. */
+    private boolean interrupted;
+
+    private String label = "";
+    private EngineError setupError;
+
+    /**
+     * Kept cheap: JMeter's GUI instantiates every candidate class; the engine is loaded only in {@link #setup}.
+     *
+     * @param kind the kind's shared state (a static of the subclass)
+     */
+    protected AbstractNativeSampler(Kind<R> kind) {
+        this.kind = kind;
+        this.out = new long[kind.outLength];
+    }
+
+    /** Java Request: the parameters the GUI lists, with their defaults. */
+    @Override
+    public final Arguments getDefaultParameters() {
+        return ProducerParameters.arguments(kind.parameters);
+    }
+
+    /** Java Request: opens the handle with the element's parameters (see {@link #setup}). */
+    @Override
+    public final void setupTest(JavaSamplerContext context) {
+        setup(ProducerParameters.label(context), ProducerParameters.engineConfig(context));
+    }
+
+    /** Java Request: one sample (see {@link #sample}); the label is read per sample, as JMeter may change it. */
+    @Override
+    public final R runTest(JavaSamplerContext context) {
+        return sample(ProducerParameters.label(context), value(context));
+    }
+
+    /** Java Request: closes the handle (see {@link #teardown}). */
+    @Override
+    public final void teardownTest(JavaSamplerContext context) {
+        teardown();
+    }
+
+    /** The producer's per-sample value, read from the Java Request's parameters; null for the other kinds. */
+    protected String value(JavaSamplerContext context) {
+        return null;
+    }
+
+    /** Reads the few settings Java acts on itself from the engine's configuration; called first by setup. */
+    protected void configure(String[] config) {
+    }
+
+    /**
+     * The sample's one native call on an open handle, then the result described from {@link #out} and the
+     * returned failure. Called holding the send lock.
+     *
+     * @param start when the call is made (epoch millis)
+     * @param value the per-sample value {@link #sample} was given (the producer's value.mode=jmeter; else null)
+     */
+    protected abstract void call(long handle, long start, String value, R result);
+
+    /**
+     * Frees the handle (exactly once per handle), after the sampling thread's last call.
+     *
+     * @param interrupted whether JMeter stopped the test: do not wait for a broker that may never answer
+     * @return a one-line report for JMeter's log, or null
+     */
+    protected abstract String close(long handle, boolean interrupted);
+
+    /**
+     * Opens the handle for the calling JMeter thread. A failure (bad configuration, failed pre-flight check, an
+     * engine that does not load) is not thrown: JMeter would only log it and sample anyway, so it is kept and
+     * every {@link #sample} reports it.
+     *
+     * @param label  the element's name, for the log
+     * @param config the engine's configuration, [name0, value0, name1, value1, ...]
+     */
+    public final void setup(String label, String[] config) {
+        this.label = label;
+        try {
+            configure(config);
+            NativeLibrary.load();
+            long opened = kind.open.applyAsLong(config);
+            synchronized (sendLock) {
+                synchronized (interruptLock) {
+                    handle = opened;
+                }
+            }
+            kind.openHandles.incrementAndGet();
+        } catch (EngineException e) {
+            setupError = e.toError();
+        } catch (RuntimeException | LinkageError e) {
+            // An engine that does not load (UnsatisfiedLinkError) is a matter of installation: the same code as a
+            // configuration mistake, with the loader's message saying what to fix.
+            setupError = new EngineError("CONFIG_ERROR", e.getMessage() != null ? e.getMessage() : e.toString());
+        }
+        if (setupError != null) {
+            kind.log.error("{}: {}: {}", label, setupError.code(), setupError.message());
+        }
+        // librdkafka's own account of a failure, the assignment, warnings about the settings.
+        drainLogs();
+    }
+
+    /**
+     * One sample: one native call on the thread's handle. After a failed setup, that failure, flagged to stop the
+     * test: every further sample would fail the same way (bad configuration, broker unreachable, topic missing),
+     * and one clear message is better than a flood of identical failures.
+     *
+     * @param label the sample's label (the element's name, evaluated for this sample)
+     * @param value the producer's value for value.mode=jmeter; null otherwise
+     */
+    public final R sample(String label, String value) {
+        R result = kind.newResult.get();
+        result.setSampleLabel(label);
+        if (setupError != null) {
+            result.fail(setupError);
+            result.setStopTest(true);
+            return result;
+        }
+        synchronized (sendLock) {
+            if (handle == 0) {
+                result.fail(new EngineError("CLOSED", "the " + kind.noun + " is already closed (the test is ending)"));
+                return result;
+            }
+            try {
+                call(handle, System.currentTimeMillis(), value, result);
+            } catch (EngineException e) {
+                result.fail(e.toError()); // CLOSED, or INTERNAL_ERROR: a fault the engine caught
+                return result;
+            }
+        }
+        if (out[kind.logLinesWaiting] > 0) {
+            drainLogs();
+        }
+        return result;
+    }
+
+    /**
+     * JMeter's test stop (for the kinds that are {@code Interruptible}): wakes a native call blocked on this
+     * thread's handle. Harmless before setup or after close.
+     */
+    public boolean interrupt() {
+        synchronized (interruptLock) {
+            interrupted = true;
+            if (handle != 0 && kind.interrupt != null) {
+                kind.interrupt.accept(handle);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Closes the handle; JMeter calls it at test end on a thread other than the sampling one, so it waits for the
+     * current native call to finish. A second call, or one after a failed setup, does nothing. Closing the kind's
+     * last open handle prints the kind's end-of-test report.
+     */
+    public final void teardown() {
+        long closing;
+        boolean stopped;
+        synchronized (sendLock) {
+            synchronized (interruptLock) {
+                closing = handle;
+                handle = 0;
+                stopped = interrupted;
+            }
+        }
+        if (closing == 0) {
+            return; // never opened, or already closed
+        }
+        try {
+            String line = close(closing, stopped);
+            if (line != null) {
+                kind.log.info("{}: {}", label, line);
+            }
+        } catch (RuntimeException e) {
+            kind.log.error("{}: closing the Kafka {} failed: {}", label, kind.noun, e.getMessage());
+        }
+        drainLogs();
+        if (kind.openHandles.decrementAndGet() == 0) {
+            printReport();
+        }
+    }
+
+    /** The kind's totals over every handle of the test, on stdout and in jmeter.log. */
+    private void printReport() {
+        if (kind.report == null) {
+            return;
+        }
+        String path = JMeterUtils.getPropDefault(kind.summaryProperty, kind.defaultSummaryFile);
+        try {
+            EngineLogs.printReport(kind.report.apply(path), kind.log);
+        } catch (RuntimeException e) {
+            kind.log.error("the Kafka {} summary could not be written to {}: {}", kind.noun, path, e.getMessage());
+        }
+    }
+
+    /** Moves the engine's queued log lines (every handle's) into JMeter's log, once the engine is loaded. */
+    private void drainLogs() {
+        if (NativeLibrary.isLoaded()) {
+            EngineLogs.forward(NativeEngine.drainLogs(), kind.log);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package io.kafkanative.jmeter;
+
+/**
+ * One lag sample as the engine returns it (built by the bridge): the per-partition lag ("p0=12 p1=0(no commit)")
+ * and the failure, {@code null} when the sample passed (LAG_GROWING still comes with its partitions).
+ */
+record LagReading(String partitions, EngineError error) {
+}

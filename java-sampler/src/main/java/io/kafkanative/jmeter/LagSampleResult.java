@@ -1,0 +1,54 @@
+package io.kafkanative.jmeter;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * One lag reading, as JMeter's listeners show it: the total lag and its growth in the response message, one
+ * partition per line in the response data, LAG_GROWING (or why there is no reading) as the response code.
+ */
+public class LagSampleResult extends KafkaSampleResult {
+
+    private static final long serialVersionUID = 1L;
+    private static final Pattern PARTITION_START = Pattern.compile(" (?=p\\d+=)");
+
+    private boolean reading;
+
+    /**
+     * Fills in what {@link NativeLag#sample} reported.
+     *
+     * @param start when sample was called (epoch millis)
+     * @param lag   the per-partition lag and the failure (null when the sample passed)
+     * @param out   the counters sample filled in
+     */
+    void describeLag(long start, LagReading lag, long[] out) {
+        long elapsedMillis = Math.round(out[NativeLag.ELAPSED_MICROS] / 1000.0);
+        setStampAndTime(isStampedAtStart() ? start : start + elapsedMillis, elapsedMillis);
+        setLatency(elapsedMillis);
+        EngineError error = lag.error();
+        String partitions = lag.partitions() == null ? "" : lag.partitions();
+        // A growing lag is still a reading; a missing group or topic is not.
+        reading = error == null || error.code().equals("LAG_GROWING");
+        String text = "lag " + out[NativeLag.TOTAL_LAG] + " (growth " + String.format(Locale.ROOT, "%+d",
+                out[NativeLag.GROWTH]) + ", growing " + out[NativeLag.GROWING_WINDOWS] + " sample(s) in a row): "
+                + partitions;
+        setSuccessful(error == null);
+        if (error == null) {
+            setResponseCode("OK");
+            setResponseMessage(text);
+        } else {
+            setResponseCode(error.code());
+            setResponseMessage(reading ? error.message() + "; " + text : error.message());
+        }
+        // One partition per line: "p0=12 p1=0(no commit)" splits before each "pN=", not inside "(no commit)".
+        String perLine = PARTITION_START.matcher(partitions).replaceAll("\n");
+        setResponseData("total=" + out[NativeLag.TOTAL_LAG] + "\n" + perLine
+                + (error == null ? "" : "\n" + error.code() + ": " + error.message()), StandardCharsets.UTF_8.name());
+    }
+
+    /** Whether the sample read the group's lag (it passed or found it growing): the lag variable is set then. */
+    boolean isReading() {
+        return reading;
+    }
+}

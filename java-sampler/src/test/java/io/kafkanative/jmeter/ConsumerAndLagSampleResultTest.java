@@ -1,0 +1,120 @@
+package io.kafkanative.jmeter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How the engine's verdict on a poll or a lag reading reads in JMeter's listeners. The counters are made up: no
+ * native code involved.
+ */
+class ConsumerAndLagSampleResultTest {
+
+    private static final long START = 1_700_000_000_000L;
+
+    @BeforeAll
+    static void initJMeter() {
+        TestJMeter.init();
+    }
+
+    @Test
+    void emptyPollWithoutFailOnEmptyIsASuccessAndStopThreadIsTheEngines() {
+        ConsumerSampleResult result = poll(null, 0, 0);
+
+        assertTrue(result.isSuccessful());
+        assertEquals("EMPTY", result.getResponseCode());
+        assertEquals("no record within 300 ms (poll.timeout.ms)", result.getResponseMessage());
+        assertEquals(1, result.getSampleCount(), "JMeter divides by the sample count");
+        assertFalse(result.isStopThread());
+
+        assertTrue(poll(null, 0, 1).isStopThread(), "stop_thread = 1: the thread's partitions are drained");
+    }
+
+    @Test
+    void recordsWithEndToEndLatency() {
+        ConsumerSampleResult result = poll(null, 3, 0);
+
+        assertTrue(result.isSuccessful());
+        assertEquals("OK", result.getResponseCode());
+        assertEquals("3 records, end-to-end latency avg 2.50 ms, max 4.00 ms, last at partition 1, offset 41",
+                result.getResponseMessage());
+        assertEquals(3, result.getSampleCount());
+        assertEquals(3, result.getLatency(), "2.5 ms mean end-to-end, rounded");
+        assertEquals(300, result.getBytesAsLong());
+    }
+
+    @Test
+    void sequenceErrorKeepsTheSamplesSummaryContentMismatchCountsItself() {
+        ConsumerSampleResult sequence = poll(new EngineError("SEQUENCE_ERROR", "kn.seq went from 4 to 2"), 3, 0);
+        assertFalse(sequence.isSuccessful());
+        assertEquals("SEQUENCE_ERROR", sequence.getResponseCode());
+        assertTrue(sequence.getResponseMessage().startsWith("3 records, end-to-end latency avg"),
+                sequence.getResponseMessage());
+        assertTrue(sequence.getResponseMessage().endsWith("; kn.seq went from 4 to 2"), sequence.getResponseMessage());
+
+        String mismatch = "3 of 3 records do not contain a match of check.regex 'invoice'; the first: 'order-42'";
+        ConsumerSampleResult content = poll(new EngineError("CONTENT_MISMATCH", mismatch), 3, 0);
+        assertEquals("CONTENT_MISMATCH", content.getResponseCode());
+        assertEquals(mismatch, content.getResponseMessage());
+        assertTrue(content.getResponseDataAsString().startsWith("records=3 bytes=300 "),
+                content.getResponseDataAsString());
+    }
+
+    @Test
+    void lagReadingThatPassed() {
+        LagSampleResult result = lag(new LagReading("p0=9 p1=0(no commit)", null), 9, 9, 0);
+
+        assertTrue(result.isSuccessful());
+        assertTrue(result.isReading());
+        assertEquals("OK", result.getResponseCode());
+        assertEquals("lag 9 (growth +9, growing 0 sample(s) in a row): p0=9 p1=0(no commit)",
+                result.getResponseMessage());
+        assertEquals("total=9\np0=9\np1=0(no commit)", result.getResponseDataAsString());
+    }
+
+    @Test
+    void growingLagIsAFailedReadingAMissingGroupIsNoReading() {
+        LagSampleResult growing = lag(new LagReading("p0=36", new EngineError("LAG_GROWING",
+                "the lag grew in each of the last 2 samples: the consumers are not keeping up")), 36, 9, 2);
+        assertFalse(growing.isSuccessful());
+        assertTrue(growing.isReading());
+        assertEquals("LAG_GROWING", growing.getResponseCode());
+        assertEquals("the lag grew in each of the last 2 samples: the consumers are not keeping up; "
+                + "lag 36 (growth +9, growing 2 sample(s) in a row): p0=36", growing.getResponseMessage());
+
+        LagSampleResult missing = lag(new LagReading("", new EngineError("GROUP_NOT_FOUND", "no group 'g'")), 0, 0, 0);
+        assertFalse(missing.isSuccessful());
+        assertFalse(missing.isReading());
+        assertEquals("no group 'g'", missing.getResponseMessage());
+        assertEquals("total=0\n\nGROUP_NOT_FOUND: no group 'g'", missing.getResponseDataAsString());
+    }
+
+    private static ConsumerSampleResult poll(EngineError error, long records, long stopThread) {
+        long[] out = new long[NativeConsumer.OUT_LENGTH];
+        out[NativeConsumer.RECORDS] = records;
+        out[NativeConsumer.BYTES] = 100 * records;
+        out[NativeConsumer.ELAPSED_MICROS] = 1_200;
+        out[NativeConsumer.E2E_MEAN_MICROS] = records == 0 ? -1 : 2_500;
+        out[NativeConsumer.E2E_MAX_MICROS] = records == 0 ? -1 : 4_000;
+        out[NativeConsumer.PARTITION] = records == 0 ? -1 : 1;
+        out[NativeConsumer.OFFSET] = records == 0 ? -1 : 41;
+        out[NativeConsumer.STOP_THREAD] = stopThread;
+        ConsumerSampleResult result = new ConsumerSampleResult();
+        result.describePoll(START, error, out, 300);
+        return result;
+    }
+
+    private static LagSampleResult lag(LagReading reading, long total, long growth, long growingWindows) {
+        long[] out = new long[NativeLag.OUT_LENGTH];
+        out[NativeLag.TOTAL_LAG] = total;
+        out[NativeLag.GROWTH] = growth;
+        out[NativeLag.GROWING_WINDOWS] = growingWindows;
+        out[NativeLag.OK] = reading.error() == null ? 1 : 0;
+        LagSampleResult result = new LagSampleResult();
+        result.describeLag(START, reading, out);
+        return result;
+    }
+}

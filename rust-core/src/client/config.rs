@@ -1,0 +1,137 @@
+//! `ClientConfig` from a property map, once for every client, and librdkafka's own verdict on each property,
+//! so the engine never keeps its own (soon outdated) list of librdkafka's properties.
+
+use std::collections::BTreeMap;
+use std::os::raw::c_char;
+use std::sync::LazyLock;
+
+use rdkafka::bindings as rd;
+use rdkafka::client::ClientContext;
+use rdkafka::config::FromClientConfigAndContext;
+use rdkafka::error::KafkaError;
+use rdkafka::types::RDKafkaConfRes;
+use rdkafka::ClientConfig;
+
+use super::settings::{is_secret, shown};
+use crate::error::{redact_kafka, EngineError};
+
+/// Every property name librdkafka documents, aliases included (`linger.ms` is an alias, absent from a
+/// configuration dump), read once from its own CONFIGURATION table.
+pub fn property_names() -> Vec<String> {
+    static NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
+        properties_table()
+            .lines()
+            .filter_map(|line| line.split('|').next())
+            .map(str::trim)
+            .filter(|name| {
+                !name.is_empty()
+                    && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'_')
+            })
+            .map(str::to_string)
+            .collect()
+    });
+    NAMES.clone()
+}
+
+/// The Markdown table `rd_kafka_conf_properties_show` prints, captured in memory.
+fn properties_table() -> String {
+    let mut buf: *mut c_char = std::ptr::null_mut();
+    let mut len: libc::size_t = 0;
+    // SAFETY: open_memstream gives a FILE* writing into a malloc'ed buffer that we read after fclose and free.
+    unsafe {
+        let file = libc::open_memstream(&mut buf, &mut len);
+        if file.is_null() {
+            return String::new();
+        }
+        rd::rd_kafka_conf_properties_show(file);
+        libc::fclose(file);
+        let bytes = std::slice::from_raw_parts(buf as *const u8, len);
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        libc::free(buf as *mut libc::c_void);
+        text
+    }
+}
+
+/// Asks librdkafka (through rdkafka's `create_native_config`) about each property in turn, so the first refusal
+/// in name order is reported: an unknown name gets the closest valid one suggested, a bad value librdkafka's reason.
+pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Result<(), EngineError> {
+    props.iter().try_for_each(|(key, value)| {
+        let one: ClientConfig = [(key.clone(), value.clone())].into_iter().collect();
+        match one.create_native_config() {
+            Ok(_) => Ok(()),
+            Err(KafkaError::ClientConfig(RDKafkaConfRes::RD_KAFKA_CONF_UNKNOWN, ..)) => {
+                let hint = match closest(key, candidates) {
+                    Some(name) => format!("did you mean {name}?"),
+                    None => "see librdkafka's CONFIGURATION.md for the names it accepts".to_string(),
+                };
+                Err(EngineError::config(format!("{key}: unknown property; {hint}")))
+            }
+            Err(KafkaError::ClientConfig(_, why, ..)) => {
+                // librdkafka's explanation quotes the value: leave it out for secrets.
+                let why = if is_secret(key) { "refused by librdkafka".to_string() } else { why };
+                Err(EngineError::config(format!("{key}: {} is not valid; {why}", shown(key, value))))
+            }
+            Err(_) => Err(EngineError::config(format!("{key}: contains a NUL character"))),
+        }
+    })
+}
+
+/// The one place a librdkafka configuration is built from a property map.
+pub fn client_config(props: &BTreeMap<String, String>) -> ClientConfig {
+    props.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// Creates a client of any kind (`what` names it in the error) with the given context; the properties were
+/// validated before, so a failure here is rare, and its text never quotes a value.
+pub fn create<C, T>(props: &BTreeMap<String, String>, context: C, what: &str) -> Result<T, EngineError>
+where
+    C: ClientContext,
+    T: FromClientConfigAndContext<C>,
+{
+    client_config(props)
+        .create_with_context(context)
+        .map_err(|e| EngineError::config(format!("the {what} could not be created: {}", redact_kafka(&e))))
+}
+
+/// The candidate closest to `key` by edit distance, if it is close enough to be a likely typo.
+fn closest<'a>(key: &str, candidates: &'a [String]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::levenshtein(key, c), c))
+        .filter(|(d, _)| *d <= 3.max(key.len() / 5))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knows_librdkafka_names() {
+        let names = property_names();
+        assert!(names.iter().any(|n| n == "linger.ms"));
+        assert!(names.iter().any(|n| n == "acks"));
+        assert!(names.iter().any(|n| n == "queue.buffering.max.ms"));
+    }
+
+    #[test]
+    fn unknown_names_and_bad_values_are_told_apart() {
+        let props = |k: &str, v: &str| BTreeMap::from([(k.to_string(), v.to_string())]);
+        let names = property_names();
+        let m = validate(&props("linger.mss", "5"), &names).unwrap_err().message;
+        assert_eq!(m, "linger.mss: unknown property; did you mean linger.ms?");
+        let m = validate(&props("acks", "banana"), &names).unwrap_err().message;
+        assert!(m.starts_with("acks: 'banana' is not valid; "), "{m}");
+        let m = validate(&props("client.id", "a\0b"), &names).unwrap_err().message;
+        assert_eq!(m, "client.id: contains a NUL character");
+        assert!(validate(&props("acks", "all"), &names).is_ok());
+    }
+
+    #[test]
+    fn suggests_near_names_only() {
+        let c = vec!["linger.ms".to_string(), "batch.size".to_string()];
+        assert_eq!(closest("linger.mss", &c), Some("linger.ms"));
+        assert_eq!(closest("completely.different.thing", &c), None);
+    }
+}

@@ -1,0 +1,196 @@
+//! What every client's parameters share: splitting the sampler's own keys from client properties, reading
+//! flags and numbers, the bootstrap check, the Java security names translated, and secrets kept out of messages.
+
+use std::collections::BTreeMap;
+
+use crate::error::EngineError;
+
+/// Java security names every client accepts (see [`translate_security`]).
+pub const JAVA_SECURITY_KEYS: &[&str] =
+    &["sasl.jaas.config", "ssl.truststore.location", "ssl.truststore.password", "ssl.truststore.type"];
+
+/// The sampler's own keys, and the client properties (from the table and from `extra.properties`), trimmed.
+pub struct Split<'a> {
+    pub sampler: BTreeMap<&'a str, &'a str>,
+    pub explicit: Vec<(String, String)>,
+}
+
+/// Separates `keys` (the sampler's own) from client properties; blank values are skipped.
+pub fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'a>, EngineError> {
+    let mut sampler = BTreeMap::new();
+    let mut explicit = Vec::new();
+    for (key, value) in pairs {
+        let (key, value) = (key.trim(), value.trim());
+        if value.is_empty() {
+            continue;
+        }
+        if keys.contains(&key) {
+            sampler.insert(key, value);
+        } else {
+            explicit.push((key.to_string(), value.to_string()));
+        }
+    }
+    if let Some(extra) = sampler.get("extra.properties") {
+        explicit.extend(parse_property_list(extra, "extra.properties")?);
+    }
+    Ok(Split { sampler, explicit })
+}
+
+/// Every client needs brokers: refuse early, with an example.
+pub fn require_bootstrap(explicit: &[(String, String)]) -> Result<(), EngineError> {
+    if explicit.iter().any(|(k, _)| k == "bootstrap.servers") {
+        return Ok(());
+    }
+    Err(EngineError::config(
+        "bootstrap.servers: missing; set the brokers to connect to, e.g. 127.0.0.1:9092 (host:port, comma-separated)",
+    ))
+}
+
+/// The brokers as named in messages.
+pub fn servers(client: &BTreeMap<String, String>) -> &str {
+    client.get("bootstrap.servers").map(String::as_str).unwrap_or("(bootstrap.servers not set)")
+}
+
+/// The properties any client needs to reach the cluster (brokers and security), without producer or consumer
+/// settings: for the admin client, the audit's consumer and the like.
+pub fn connection_properties(client: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    client
+        .iter()
+        .filter(|(k, _)| {
+            k.as_str() == "bootstrap.servers"
+                || ["security.", "sasl.", "ssl.", "broker.address"].iter().any(|prefix| k.starts_with(prefix))
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// True for properties whose value must never appear in a message or a log.
+pub fn is_secret(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.contains("password") || key.contains("secret") || key.contains("jaas") || key.ends_with("key.pem")
+}
+
+/// Shows a value in a message, or `***` when the key is secret.
+pub fn shown(key: &str, value: &str) -> String {
+    if is_secret(key) {
+        "***".to_string()
+    } else {
+        format!("'{value}'")
+    }
+}
+
+/// Parses `k=v` items separated by `;` or newlines.
+pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String)>, EngineError> {
+    text.split([';', '\n'])
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| match item.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            _ => Err(EngineError::config(format!(
+                "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
+                if is_secret(item) { "***" } else { item }
+            ))),
+        })
+        .collect()
+}
+
+/// `true` / `false` (absent = false).
+pub fn flag(map: &BTreeMap<&str, &str>, key: &str) -> Result<bool, EngineError> {
+    match map.get(key).copied() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(EngineError::config(format!("{key}: '{other}' is not valid; use true or false"))),
+    }
+}
+
+/// A whole number from `min` to `max`, or `default` when absent.
+pub fn number<T>(map: &BTreeMap<&str, &str>, key: &str, default: T, min: i64, max: i64) -> Result<T, EngineError>
+where
+    T: TryFrom<i64>,
+{
+    match map.get(key) {
+        None => Ok(default),
+        Some(raw) => parse_number(raw, key, min, max),
+    }
+}
+
+/// `raw` as a whole number from `min` to `max`; the error names the key (and hides a secret value).
+pub fn parse_number<T: TryFrom<i64>>(raw: &str, key: &str, min: i64, max: i64) -> Result<T, EngineError> {
+    raw.parse::<i64>().ok().filter(|n| (min..=max).contains(n)).and_then(|n| T::try_from(n).ok()).ok_or_else(|| {
+        let raw = if is_secret(key) { "***" } else { raw };
+        EngineError::config(format!("{key}: '{raw}' is not valid; use a whole number from {min} to {max}"))
+    })
+}
+
+/// A required sampler key.
+pub fn required(map: &BTreeMap<&str, &str>, key: &str, hint: &str) -> Result<String, EngineError> {
+    map.get(key).map(|v| v.to_string()).ok_or_else(|| EngineError::config(format!("{key}: missing; {hint}")))
+}
+
+/// The Java security settings, which mean the same for every client, mapped onto librdkafka's; None for any
+/// other key.
+pub fn translate_security(key: &str, value: &str) -> Option<Result<Vec<(String, String)>, EngineError>> {
+    match key {
+        "sasl.jaas.config" => Some(jaas_to_properties(value)),
+        "ssl.truststore.location" | "ssl.truststore.type" | "ssl.truststore.password" => {
+            Some(Err(EngineError::config(format!(
+                "{key}: Java trust stores are not read by librdkafka; export the CA certificate as PEM and set ssl.ca.location to its path"
+            ))))
+        }
+        _ => None,
+    }
+}
+
+/// `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";`
+/// becomes `sasl.username` and `sasl.password`. Only the username ever appears in an error.
+fn jaas_to_properties(jaas: &str) -> Result<Vec<(String, String)>, EngineError> {
+    let field = |name: &str| -> Option<String> {
+        let start = jaas.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = jaas[start..].find('"')? + start;
+        Some(jaas[start..end].to_string())
+    };
+    match (field("username"), field("password")) {
+        (Some(user), Some(password)) => {
+            Ok(vec![("sasl.username".to_string(), user), ("sasl.password".to_string(), password)])
+        }
+        _ => Err(EngineError::config(
+            "sasl.jaas.config: no username=\"...\" password=\"...\" found; librdkafka has no JAAS, so set sasl.username and sasl.password instead",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_hidden() {
+        assert_eq!(shown("sasl.password", "hunter2"), "***");
+        assert_eq!(shown("ssl.key.password", "hunter2"), "***");
+        assert_eq!(shown("acks", "1"), "'1'");
+        let m = parse_property_list("sasl.password hunter2", "extra.properties").unwrap_err().message;
+        assert!(!m.contains("hunter2"), "{m}");
+    }
+
+    #[test]
+    fn jaas_lines_become_username_and_password() {
+        let props = translate_security(
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"p\";",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(props, [("sasl.username".into(), "u".into()), ("sasl.password".into(), "p".into())]);
+        assert!(translate_security("acks", "1").is_none());
+    }
+
+    #[test]
+    fn connection_properties_keep_brokers_and_security_only() {
+        let client: BTreeMap<String, String> =
+            [("bootstrap.servers", "b:1"), ("sasl.username", "u"), ("acks", "all"), ("linger.ms", "5")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        assert_eq!(connection_properties(&client).keys().collect::<Vec<_>>(), ["bootstrap.servers", "sasl.username"]);
+    }
+}

@@ -1,0 +1,303 @@
+//! The producer engine: one message (or a batch) sent synchronously, the sample ending at the broker's ack.
+//!
+//! Flow of one sample: [`ProducerHandle::send`] generates key and value in native memory ([`payload`]) and
+//! enqueues `messages.per.sample` records into librdkafka, each carrying a ticket (which sample it belongs to,
+//! when it was sent); librdkafka's polling thread calls the delivery callback ([`shared`]) with the broker's
+//! verdict; the ticket's [`Slot`] ([`slot`]) counts it and wakes the JMeter thread waiting in `send` once every
+//! message of the sample has an outcome, or the deadline passed.
+//!
+//! Nothing here is shared between JMeter threads on the per-message path except the librdkafka producer
+//! itself when `producer.scope=test`: each handle has its own slot, payload generator and statistics ([`stats`]).
+
+pub mod pacer;
+pub mod payload;
+pub mod policy;
+pub mod settings;
+pub mod shared;
+pub mod slot;
+pub mod stats;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rdkafka::error::KafkaError;
+use rdkafka::message::{Header, Headers, OwnedHeaders};
+use rdkafka::producer::BaseRecord;
+use rdkafka::types::RDKafkaErrorCode;
+
+use crate::audit::{self, AuditTarget, SeqSet};
+use crate::error::{EngineError, INTERRUPTED, MSG_TIMED_OUT};
+use crate::report::Run;
+use pacer::Pacer;
+use payload::PayloadGen;
+use settings::ProducerSettings;
+use shared::KafkaProducer;
+pub use slot::Slot;
+use slot::Ticket;
+
+/// librdkafka reports a message timeout up to about a second after `message.timeout.ms`
+/// (it scans for expired messages once per second), so a sample waits that much longer
+/// to receive librdkafka's own verdict instead of guessing.
+const VERDICT_GRACE: Duration = Duration::from_millis(1200);
+
+/// What one sample did: the numbers a JMeter `SampleResult` needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleOutcome {
+    /// Messages of the sample.
+    pub sent: u32,
+    /// Messages the broker acknowledged within the sample.
+    pub acked: u32,
+    /// Messages that failed, timed out or were interrupted.
+    pub failed: u32,
+    /// First send to last outcome (all acked), or to the moment the sample gave up.
+    pub elapsed: Duration,
+    /// Key + value + header bytes of all messages of the sample.
+    pub bytes: u64,
+    /// Partition and offset of the last acknowledged message, -1 if none.
+    pub partition: i32,
+    /// See `partition`.
+    pub offset: i64,
+    /// The first failure of the sample, if any.
+    pub error: Option<EngineError>,
+}
+
+/// One JMeter thread's producer: owns its slot, payload generator and statistics.
+pub struct ProducerHandle {
+    producer: Option<Arc<KafkaProducer>>,
+    settings: ProducerSettings,
+    slot: Arc<Slot>,
+    payload: PayloadGen,
+    /// Audit identity: (run id, producer id), with `audit=true`.
+    audit_id: Option<(String, String)>,
+    /// Sequence number of the next message (audit header).
+    seq: u64,
+    pacer: Option<Pacer>,
+    /// Where the statistics go at close.
+    run: Arc<Run>,
+}
+
+/// Distinguishes the handles of one JVM in audit headers.
+static NEXT_HANDLE: AtomicU64 = AtomicU64::new(0);
+
+impl ProducerHandle {
+    /// Creates (or joins, with `producer.scope=test`) the producer, after the pre-flight check; the handle's
+    /// statistics go to `run` when it closes.
+    pub fn open(settings: ProducerSettings, run: &Arc<Run>) -> Result<ProducerHandle, EngineError> {
+        for w in &settings.warnings {
+            log::warn!("{w}");
+        }
+        let payload = PayloadGen::new(&settings.value, &settings.key, settings.thread_number, &settings.topic)?;
+        let producer = shared::producer_for(&settings, run)?;
+        let run = Arc::clone(run);
+        let slot = Slot::new();
+        let audit_id = settings.audit.then(|| {
+            let (run_id, _) = run.current_run();
+            let pid = format!("{:x}-{}", std::process::id(), NEXT_HANDLE.fetch_add(1, Ordering::Relaxed));
+            let mut s = slot.lock();
+            s.acked_seqs = Some(SeqSet::default());
+            s.totals.audit = Some(AuditTarget::new(&settings.client, &settings.topic, settings.audit_timeout));
+            (run_id, pid)
+        });
+        let pacer = settings.target_rate.map(|rate| Pacer::new(rate, &slot));
+        Ok(ProducerHandle { producer: Some(producer), settings, slot, payload, audit_id, seq: 0, pacer, run })
+    }
+
+    /// The slot another thread may use to interrupt a waiting `send`.
+    pub fn slot(&self) -> Arc<Slot> {
+        Arc::clone(&self.slot)
+    }
+
+    /// Sends one sample's messages and waits for every verdict, the deadline, or an interrupt.
+    pub fn send(&mut self, jmeter_value: Option<&[u8]>) -> SampleOutcome {
+        if let Some(pacer) = &mut self.pacer {
+            pacer.pace(&self.slot);
+        }
+        let count = self.settings.messages_per_sample;
+        let sample = {
+            let mut s = self.slot.lock();
+            s.outstanding = count;
+            s.acked = 0;
+            s.failed = 0;
+            s.first_error = None;
+            s.partition = -1;
+            s.offset = -1;
+            s.last_outcome = None;
+            s.interrupted = false;
+            s.sample
+        };
+        let start = Instant::now();
+        let mut bytes = 0u64;
+        for _ in 0..count {
+            match self.enqueue(jmeter_value, sample, start) {
+                Ok(n) => bytes += n as u64,
+                Err(e) => self.fail_unsent(e),
+            }
+        }
+        self.wait(start, bytes)
+    }
+
+    /// Headers of one message: the static ones, then audit and send-time headers when asked for.
+    fn headers(&self, seq: u64) -> Option<OwnedHeaders> {
+        if self.settings.headers.is_empty() && self.audit_id.is_none() && !self.settings.stamp_time {
+            return None;
+        }
+        let mut h = OwnedHeaders::new_with_capacity(self.settings.headers.len() + 4);
+        for (k, v) in &self.settings.headers {
+            h = h.insert(Header { key: k, value: Some(v.as_bytes()) });
+        }
+        if let Some((run, pid)) = &self.audit_id {
+            h = h
+                .insert(Header { key: audit::RUN_HEADER, value: Some(run.as_bytes()) })
+                .insert(Header { key: audit::PRODUCER_HEADER, value: Some(pid.as_bytes()) })
+                .insert(Header { key: audit::SEQ_HEADER, value: Some(&seq.to_be_bytes()) });
+        }
+        if self.settings.stamp_time {
+            let sent_us = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+            h = h.insert(Header { key: audit::SENT_US_HEADER, value: Some(&sent_us.to_be_bytes()) });
+        }
+        Some(h)
+    }
+
+    /// Hands one message to librdkafka, waiting for room in a full queue until `max.block.ms`.
+    fn enqueue(&mut self, jmeter_value: Option<&[u8]>, sample: u64, start: Instant) -> Result<usize, EngineError> {
+        let producer = self.producer.as_ref().ok_or_else(|| EngineError::new("CLOSED", "the producer is closed"))?;
+        let seq = self.seq;
+        self.seq += 1;
+        let headers = self.headers(seq);
+        let record = self.payload.next(jmeter_value)?;
+        let header_bytes: usize =
+            headers.as_ref().map_or(0, |h| h.iter().map(|h| h.key.len() + h.value.map_or(0, <[u8]>::len)).sum());
+        let bytes = record.key.map_or(0, <[u8]>::len) + record.value.len() + header_bytes;
+        let now = Instant::now();
+        let ticket = Box::new(Ticket { slot: Arc::clone(&self.slot), sample, seq, sent_at: now, bytes });
+        let mut message = BaseRecord::with_opaque_to(&self.settings.topic, ticket).payload(record.value);
+        if let Some(key) = record.key {
+            message = message.key(key);
+        }
+        if let Some(p) = self.settings.partition {
+            message = message.partition(p);
+        }
+        if let Some(headers) = headers {
+            message = message.headers(headers);
+        }
+        {
+            let mut s = self.slot.lock();
+            s.in_flight += 1;
+            s.totals.record_send(now);
+        }
+        let block_until = start + self.settings.max_block;
+        loop {
+            match producer.inner.send(message) {
+                Ok(()) => return Ok(bytes),
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back))
+                    if Instant::now() < block_until =>
+                {
+                    // Deliveries free room; they also notify the slot, so waiting on it beats sleeping blind.
+                    let s = self.slot.lock();
+                    let _ = self.slot.cond.wait_timeout(s, Duration::from_millis(1));
+                    message = back;
+                }
+                Err((e, _)) => {
+                    let mut s = self.slot.lock();
+                    s.in_flight -= 1;
+                    let mut err = EngineError::from_kafka(&e);
+                    if err.code == "QUEUE_FULL" {
+                        err.message = format!(
+                            "librdkafka's local queue stayed full for {} ms (max.block.ms / timeout.ms); the broker is not keeping up",
+                            self.settings.max_block.as_millis()
+                        );
+                    }
+                    return Err(err);
+                }
+            }
+        }
+    }
+
+    /// A message that never reached librdkafka (bad payload, local refusal such as MSG_SIZE_TOO_LARGE).
+    fn fail_unsent(&self, e: EngineError) {
+        let mut s = self.slot.lock();
+        s.totals.record_failure(&e.code);
+        s.failed += 1;
+        s.outstanding -= 1;
+        s.last_outcome = Some(Instant::now());
+        s.first_error.get_or_insert(e);
+    }
+
+    fn wait(&self, start: Instant, bytes: u64) -> SampleOutcome {
+        let deadline = start + self.settings.timeout + VERDICT_GRACE;
+        let mut s = self.slot.lock();
+        while s.outstanding > 0 && !s.interrupted {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            s = self.slot.cond.wait_timeout(s, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        let unfinished = s.outstanding;
+        let end = if unfinished == 0 { s.last_outcome.unwrap_or(start) } else { Instant::now() };
+        if unfinished > 0 {
+            s.failed += unfinished;
+            let err = if s.interrupted {
+                EngineError::new(INTERRUPTED, "the test was stopped while waiting for the broker")
+            } else {
+                EngineError::new(
+                    MSG_TIMED_OUT,
+                    format!("no acknowledgement within {} ms (timeout.ms)", self.settings.timeout.as_millis()),
+                )
+            };
+            s.first_error.get_or_insert(err);
+            s.outstanding = 0;
+        }
+        // Verdicts still arriving for this sample count as late from now on.
+        s.sample += 1;
+        SampleOutcome {
+            sent: self.settings.messages_per_sample,
+            acked: s.acked,
+            failed: s.failed,
+            elapsed: end.saturating_duration_since(start),
+            bytes,
+            partition: s.partition,
+            offset: s.offset,
+            error: s.first_error.take(),
+        }
+    }
+
+    /// Waits (bounded) for messages still in flight, merges this handle's statistics into the run's,
+    /// and releases the producer (the last user of a shared one flushes it). Safe to call twice.
+    pub fn close(&mut self, timeout: Duration) -> String {
+        let Some(producer) = self.producer.take() else {
+            return "already closed".to_string();
+        };
+        // Waiting for this handle's own verdicts (rather than flushing) leaves other handles of a shared producer alone.
+        let deadline = Instant::now() + timeout;
+        let mut s = self.slot.lock();
+        while s.in_flight > 0 && Instant::now() < deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            s = self.slot.cond.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        let undelivered = s.in_flight;
+        for _ in 0..undelivered {
+            s.totals.record_failure("UNDELIVERED_AT_CLOSE");
+        }
+        if let (Some((_, pid)), Some(acked)) = (&self.audit_id, s.acked_seqs.take()) {
+            s.totals.acked_seqs.insert(pid.clone(), acked);
+        }
+        self.run.merge_producer(&s.totals);
+        let report = format!(
+            "closed: {} acked, {} failed, {} undelivered at close",
+            s.totals.acked, s.totals.failed, undelivered
+        );
+        drop(s);
+        drop(producer);
+        report
+    }
+}
+
+impl Drop for ProducerHandle {
+    fn drop(&mut self) {
+        if self.producer.is_some() {
+            self.close(self.settings.timeout);
+        }
+    }
+}

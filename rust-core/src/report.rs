@@ -1,0 +1,144 @@
+//! The totals of one run (one JMeter test), passed to every handle instead of process-wide statics, so that tests
+//! can run several scenarios in one binary; the end-of-test reports: kafka-producer-perf-test's and
+//! kafka-consumer-perf-test's lines, the audit's line, and the JSON summaries (serde).
+//!
+//! The JNI bridge holds the one instance of the JVM ([`crate::jni`]); a test makes its own with [`Run::new`].
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+
+use crate::audit::{self, AuditReport};
+use crate::consumer::stats::{ConsumerTotals, PERF_HEADER};
+use crate::error::EngineError;
+use crate::producer::stats::Totals;
+
+/// What the handles of one run did: they merge here when they close; a report takes it and starts afresh.
+#[derive(Default)]
+pub struct Run {
+    producer: Mutex<Totals>,
+    consumer: Mutex<ConsumerTotals>,
+    /// (run id, run start in epoch milliseconds): made at the first open, forgotten at the producer report.
+    id: Mutex<Option<(String, u64)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The producer report's JSON: the figures, the perf-test line, the run id and the audit.
+#[derive(Serialize)]
+struct ProducerJson<'a> {
+    #[serde(flatten)]
+    figures: crate::producer::stats::Summary<'a>,
+    perf_line: &'a str,
+    run_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit: Option<AuditJson>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AuditJson {
+    Report(AuditReport),
+    Failed { error: String },
+}
+
+/// The consumer report's JSON: the figures and the three printed lines.
+#[derive(Serialize)]
+struct ConsumerJson<'a> {
+    #[serde(flatten)]
+    figures: crate::consumer::stats::Summary<'a>,
+    perf_header: &'a str,
+    perf_row: &'a str,
+    e2e_line: &'a str,
+}
+
+impl Run {
+    /// A new, empty run.
+    pub fn new() -> Arc<Run> {
+        Arc::new(Run::default())
+    }
+
+    /// (run id, run start in epoch milliseconds) of this run.
+    pub fn current_run(&self) -> (String, u64) {
+        lock(&self.id)
+            .get_or_insert_with(|| {
+                let start = audit::epoch_millis();
+                (format!("{start:x}-{:08x}", fastrand::u32(..)), start)
+            })
+            .clone()
+    }
+
+    /// A producer handle's totals, at its close.
+    pub fn merge_producer(&self, totals: &Totals) {
+        lock(&self.producer).merge(totals);
+    }
+
+    /// Retries counted by a producer (from librdkafka's statistics), when it closes.
+    pub fn add_retries(&self, retries: u64) {
+        lock(&self.producer).retries += retries;
+    }
+
+    /// A consumer handle's totals, at its close.
+    pub fn merge_consumer(&self, totals: &ConsumerTotals) {
+        lock(&self.consumer).merge(totals);
+    }
+
+    /// Ends the producers' run: returns the perf-test line (None if nothing was sent), followed by the audit's
+    /// line when `audit=true`, and writes the JSON summary to `path`.
+    pub fn producer_report(&self, path: Option<&str>) -> Result<Option<String>, EngineError> {
+        let totals = std::mem::take(&mut *lock(&self.producer));
+        let (run_id, run_start_ms) = self.current_run();
+        *lock(&self.id) = None;
+        if totals.sent == 0 {
+            return Ok(None);
+        }
+        let mut text = totals.perf_line();
+        let perf_line = text.clone();
+        let audit = totals.audit.as_ref().map(|target| {
+            // A second of slack: message timestamps come from the producer's clock, the run start from ours.
+            let since = run_start_ms.saturating_sub(1000);
+            match audit::read_back(target, &run_id, since, Some(&totals.acked_seqs)) {
+                Ok(report) => {
+                    text.push('\n');
+                    text.push_str(&report.line());
+                    AuditJson::Report(report)
+                }
+                Err(e) => {
+                    text.push_str(&format!("\naudit of run {run_id} failed: {e}"));
+                    AuditJson::Failed { error: e.to_string() }
+                }
+            }
+        });
+        if let Some(path) = path {
+            let json = ProducerJson { figures: totals.summary(), perf_line: &perf_line, run_id: &run_id, audit };
+            write_json(path, &json, "kafka.summary.file")?;
+        }
+        Ok(Some(text))
+    }
+
+    /// Ends the consumers' run: returns the report (perf-test header, row, end-to-end latency line; None if no
+    /// consumer sampled) and writes the JSON summary to `path`.
+    pub fn consumer_report(&self, path: Option<&str>) -> Result<Option<String>, EngineError> {
+        let totals = std::mem::take(&mut *lock(&self.consumer));
+        if totals.samples == 0 {
+            return Ok(None);
+        }
+        let (row, e2e) = (totals.perf_row(), totals.e2e_line());
+        if let Some(path) = path {
+            let json =
+                ConsumerJson { figures: totals.summary(), perf_header: PERF_HEADER, perf_row: &row, e2e_line: &e2e };
+            write_json(path, &json, "kafka.consumer.summary.file")?;
+        }
+        Ok(Some(format!("{PERF_HEADER}\n{row}\n{e2e}")))
+    }
+}
+
+/// Pretty JSON with its keys in alphabetical order (through a `Value`, as the summaries have always been written).
+fn write_json(path: &str, json: &impl Serialize, property: &str) -> Result<(), EngineError> {
+    let value = serde_json::to_value(json).expect("summaries have string keys only");
+    let pretty = serde_json::to_string_pretty(&value).expect("a JSON value always serializes");
+    std::fs::write(path, pretty)
+        .map_err(|e| EngineError::new("SUMMARY_NOT_WRITTEN", format!("{property}: cannot write '{path}': {e}")))
+}
