@@ -57,6 +57,13 @@ if ! scripts/kafka status --nodes 1 >/dev/null 2>&1; then
   scripts/kafka start || { echo "Kafka did not start"; echo "0 passed, 1 failed"; exit 1; }
   started_kafka=1
 fi
+# On a fresh broker the group coordinator (and __consumer_offsets) appears on first use; a static-assignment
+# consumer that asks for committed offsets before that gets NOT_COORDINATOR. Ask for a group once, until the
+# coordinator answers, so that the consumer samplers below do not race it.
+for _ in $(seq 1 30); do
+  if scripts/kafka groups --describe --group kn-schema-warmup 2>&1 | grep -q "does not exist"; then break; fi
+  sleep 1
+done
 
 engine_tests() {
   SCHEMA_REGISTRY_URL="$registry_url" SCHEMA_REGISTRY_TLS_URL="$registry_tls_url" \

@@ -345,4 +345,42 @@ mod tests {
         assert_eq!((r.key, r.value), (Some(&b"0"[..]), &b"hello"[..]));
         assert!(g.next(None).is_err());
     }
+
+    #[test]
+    fn schema_modes_make_keys_and_values_from_their_schemas() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/schema/schemas");
+        let avsc = format!("{dir}/order.avsc");
+        let proto = format!("{dir}/order.proto");
+        let settings: BTreeMap<&str, &str> = [
+            ("value.mode", "avro"),
+            ("value.schema.file", avsc.as_str()),
+            ("value.schema.rules", "id = seq(10); currency = fixed(EUR)"),
+            ("key.mode", "protobuf"),
+            ("key.schema.file", proto.as_str()),
+            ("key.schema.message", "shop.v1.Refund"),
+            ("key.schema.rules", "order_code = template(K{seq})"),
+        ]
+        .into();
+        let v = ValueSpec::parse(&settings).unwrap();
+        let k = KeySpec::parse(&settings).unwrap();
+        assert!(matches!((&v, &k), (ValueSpec::Schema(_), KeySpec::Schema(_))));
+        let mut g = PayloadGen::new(&v, &k, 0, "orders").unwrap();
+        let value_schema = crate::schema::ParsedSchema::from_file(crate::schema::Format::Avro, &avsc, None).unwrap();
+        let key_schema =
+            crate::schema::ParsedSchema::from_file(crate::schema::Format::Protobuf, &proto, Some("shop.v1.Refund"))
+                .unwrap();
+        for i in 0..3 {
+            let r = g.next(None).unwrap();
+            // no registry URL: the bare encodings, no header
+            let value = value_schema.decode(r.value).unwrap();
+            assert_eq!((value["id"].as_i64(), value["currency"].as_str()), (Some(10 + i), Some("EUR")));
+            let key = key_schema.decode(r.key.unwrap()).unwrap();
+            assert_eq!(key["order_code"], format!("K{i}"));
+        }
+        let e = KeySpec::parse(
+            &[("key.mode", "avro"), ("key.schema.file", "k.avsc"), ("key.schema.input", "jmeter")].into(),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("key.schema.input=jmeter is not supported"), "{}", e.message);
+    }
 }

@@ -81,6 +81,7 @@ pub const PRODUCER_KEYS: &[&str] = &[
     "key.schema.version",
     "key.schema.rules",
     "key.schema.rules.file",
+    "key.schema.input",
     "key.subject.name.strategy",
     "key.schema.framing",
     "schema.registry.url",
