@@ -139,7 +139,7 @@ jmeter_avro_file() {
 jmeter_avro_registry() {
   [[ -n "$avro_file_topic" ]] || return 1
   run_plan avro-registry -Jkafka.topic="schema-avro-reg-$RANDOM$RANDOM" -Jproducers=2 -Jloops=25 \
-    -Jschema.file= -Jschema.subject="$avro_file_topic-value" -Jschema.version=latest -Jschema.rules.file= \
+    "-Jschema.file= " -Jschema.subject="$avro_file_topic-value" -Jschema.version=latest "-Jschema.rules.file= " \
     -Jschema.rules="currency = fixed(CHF)" -Jvalue.assert=currency=CHF &&
     python3 tests/schema/jtl_check.py "$out/avro-registry.jtl" --produced 500 --consumed 500
 }
@@ -154,10 +154,10 @@ jmeter_json_schema() {
 jmeter_protobuf() {
   local topic="schema-proto-$RANDOM$RANDOM"
   run_plan protobuf-file -Jkafka.topic="$topic" -Jvalue.mode=protobuf -Jproducers=2 -Jloops=25 \
-    -Jschema.file="$schemas/order.proto" -Jschema.rules.file= "-Jschema.rules=id = seq(1)" &&
+    -Jschema.file="$schemas/order.proto" "-Jschema.rules.file= " "-Jschema.rules=id = seq(1)" &&
     python3 tests/schema/jtl_check.py "$out/protobuf-file.jtl" --produced 500 --consumed 500 &&
     run_plan protobuf-registry -Jkafka.topic="$topic-refunds" -Jvalue.mode=protobuf -Jproducers=1 -Jloops=20 \
-      -Jschema.file= -Jschema.subject="$topic-value" -Jschema.message=shop.v1.Refund -Jschema.rules.file= \
+      "-Jschema.file= " -Jschema.subject="$topic-value" -Jschema.message=shop.v1.Refund "-Jschema.rules.file= " \
       "-Jschema.rules=order_code = template(R-{seq})" -Jvalue.assert=order_code=R-0 -Jconsumers=1 \
       -Jmessages.per.sample=1 &&
     # one consumer, one record asserted R-0 ... every record but the first fails the assertion: ASSERTION_FAILED
@@ -168,10 +168,10 @@ jmeter_protobuf() {
 jmeter_json_input() {
   local record='{"id": 7, "code": "J7", "status": "PAID", "ref": "0d9c5c4e-33a1-4d0f-8f5e-000000000007", "created": 1764547200000, "updated": 1764547200000000, "delivery_day": 20423, "total": "10.50", "currency": "EUR", "note": null, "customer": {"id": 1, "name": "Ann", "email": "ann@example.com", "tier": "gold", "address": {"street": "S", "city": "C", "zip": "1", "country": "DE"}}, "lines": [], "tags": ["x"], "attributes": {}, "gift": true, "weight_kg": 1.5}'
   run_plan json-input -Jkafka.topic="schema-input-$RANDOM$RANDOM" -Jproducers=1 -Jloops=20 -Jschema.input=jmeter \
-    -Jschema.rules.file= -Jvalue="$record" -Jvalue.assert=customer.tier=gold -Jconsumers=1 &&
+    "-Jschema.rules.file= " -Jvalue="$record" -Jvalue.assert=customer.tier=gold -Jconsumers=1 &&
     python3 tests/schema/jtl_check.py "$out/json-input.jtl" --produced 200 --consumed 200 &&
     run_plan json-input-bad -Jkafka.topic="schema-input-bad-$RANDOM$RANDOM" -Jproducers=1 -Jloops=3 \
-      -Jschema.input=jmeter -Jschema.rules.file= '-Jvalue={"id": "seven"}' -Jconsumers=1 &&
+      -Jschema.input=jmeter "-Jschema.rules.file= " '-Jvalue={"id": "seven"}' -Jconsumers=1 &&
     python3 tests/schema/jtl_check.py "$out/json-input-bad.jtl" --produced 0 --producer-code RECORD_INVALID
 }
 
