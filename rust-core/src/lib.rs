@@ -25,6 +25,8 @@
 //!   `stop.on.empty`), statistics.
 //! - [`lag`]: the consumer group's lag and the "not keeping up" verdict.
 //! - [`audit`]: the `kn.*` headers, acknowledged-sequence sets, the read-back at the end of a test.
+//! - [`schema`]: Avro, JSON Schema and Protobuf records generated from a schema (field rules) or encoded from
+//!   JMeter's JSON, the schema registry client and wire format, and the consumer's decoder.
 //! - [`report`]: the run's totals, passed to handles, and the end-of-test lines and JSON summaries.
 //! - [`breakdown`]: where the send→ack time goes (librdkafka's statistics), with hints.
 //! - [`verdict`]: `kafka.verdict`'s criteria over the summaries; [`judgement`]: the run judged once after JMeter's end
@@ -48,4 +50,5 @@ pub mod lag;
 pub mod logsink;
 pub mod producer;
 pub mod report;
+pub mod schema;
 pub mod verdict;

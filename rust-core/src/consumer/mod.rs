@@ -32,9 +32,10 @@ use crate::client::settings::servers;
 use crate::client::{config, metadata};
 use crate::error::{EngineError, INTERRUPTED};
 use crate::report::Run;
+use crate::schema::RecordDecoder;
 use settings::{Assignment, Commit, ConsumerSettings};
 use stats::{ConsumerTotals, LatencySource};
-use verdict::{check_content, check_sequence, SampleAcc};
+use verdict::{check_content, check_schema, check_sequence, SampleAcc};
 pub use verdict::{CONTENT_MISMATCH, EMPTY, SEQUENCE_ERROR};
 /// Longest wait inside librdkafka between two checks for an interrupt.
 const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
@@ -53,7 +54,7 @@ pub struct PollOutcome {
     /// Partition and offset of the last record, -1 if none.
     pub partition: i32,
     pub offset: i64,
-    /// Records that failed `check.sequence`.
+    /// Records that failed `check.sequence` or their schema decoding (`value.decode`, `key.decode`).
     pub check_failures: u32,
     /// Rebalances this consumer has gone through so far, and the partitions it holds now.
     pub rebalances: u64,
@@ -154,6 +155,9 @@ pub struct ConsumerHandle {
     uncommitted: bool,
     /// Partitions held with static assignment.
     static_partitions: Vec<i32>,
+    /// `value.decode` / `key.decode`: this thread's decoders (schemas by id are cached in them).
+    value_decoder: Option<RecordDecoder>,
+    key_decoder: Option<RecordDecoder>,
 }
 
 impl ConsumerHandle {
@@ -167,6 +171,8 @@ impl ConsumerHandle {
             "consumer {}/{} of group '{}' on '{}'",
             settings.thread_number, settings.thread_count, settings.group, settings.topic
         );
+        let value_decoder = settings.value_decode.as_ref().map(RecordDecoder::new).transpose()?;
+        let key_decoder = settings.key_decode.as_ref().map(RecordDecoder::new).transpose()?;
         let ctx = ConsumerCtx { client: ClientCtx::default(), label: label.clone(), rebalance: Mutex::default() };
         let consumer: BaseConsumer<ConsumerCtx> = config::create(&settings.client, ctx, "consumer")?;
         let partitions = topic_partitions(&consumer, &settings)?;
@@ -226,6 +232,8 @@ impl ConsumerHandle {
             seq_key: Vec::new(),
             uncommitted: false,
             static_partitions,
+            value_decoder,
+            key_decoder,
         })
     }
 
@@ -258,6 +266,12 @@ impl ConsumerHandle {
                     record(&m, end, &self.settings, &mut self.totals, &mut sample);
                     if self.settings.check_sequence {
                         check_sequence(&m, &mut self.last_seq, &mut self.seq_key, &mut sample);
+                    }
+                    if let Some(decoder) = self.value_decoder.as_mut() {
+                        check_schema(decoder, m.payload().unwrap_or_default(), "value", &m, &mut sample);
+                    }
+                    if let Some(decoder) = self.key_decoder.as_mut() {
+                        check_schema(decoder, m.key().unwrap_or_default(), "key", &m, &mut sample);
                     }
                 }
                 Some(Err(KafkaError::PartitionEOF(_))) => {}

@@ -12,6 +12,7 @@ use fancy_regex::Regex;
 use crate::client::config as librdkafka_conf;
 use crate::client::settings::{self, flag, number, parse_number, required, JAVA_SECURITY_KEYS};
 use crate::error::EngineError;
+use crate::schema::{DecoderSettings, Role};
 
 /// Sampler keys of the consumer that are not librdkafka properties.
 pub const CONSUMER_KEYS: &[&str] = &[
@@ -76,6 +77,10 @@ pub struct ConsumerSettings {
     pub check_sequence: bool,
     /// `check.regex`: every record's value (as UTF-8) must contain a match (Java-style syntax, by fancy-regex).
     pub check_regex: Option<Regex>,
+    /// `value.decode` / `key.decode`: records decoded against their schema (registry id or file), with an
+    /// optional field assertion.
+    pub value_decode: Option<DecoderSettings>,
+    pub key_decode: Option<DecoderSettings>,
     /// 1-based number of this JMeter thread and the number of threads of its group (0 = unknown).
     pub thread_number: u32,
     pub thread_count: u32,
@@ -86,7 +91,8 @@ pub struct ConsumerSettings {
 
 /// Parses the consumer sampler's parameters, or says precisely what is wrong and how to fix it.
 pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, EngineError> {
-    let settings::Split { sampler, explicit } = settings::split(pairs, CONSUMER_KEYS)?;
+    let own_keys: Vec<&str> = CONSUMER_KEYS.iter().chain(crate::schema::CONSUMER_KEYS).copied().collect();
+    let settings::Split { sampler, explicit } = settings::split(pairs, &own_keys)?;
     settings::require_bootstrap(&explicit)?;
     let topic = required(&sampler, "topic", "set the topic to consume")?;
     crate::client::limits::check_topic(&topic)?;
@@ -128,7 +134,9 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
     };
     let check_regex = sampler.get("check.regex").map(|r| check_regex(r)).transpose()?;
     consumer_defaults(&mut client, commit);
-    librdkafka_conf::validate(&client, &candidates(CONSUMER_KEYS))?;
+    librdkafka_conf::validate(&client, &candidates(&own_keys))?;
+    let value_decode = DecoderSettings::parse(&sampler, Role::Value)?;
+    let key_decode = DecoderSettings::parse(&sampler, Role::Key)?;
     Ok(ConsumerSettings {
         topic,
         group,
@@ -141,6 +149,8 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
         stop_on_empty: flag(&sampler, "stop.on.empty")?,
         check_sequence: flag(&sampler, "check.sequence")?,
         check_regex,
+        value_decode,
+        key_decode,
         thread_number: number(&sampler, "thread.number", 1u32, 0, u32::MAX as i64)?.max(1),
         thread_count: number(&sampler, "thread.count", 1u32, 0, u32::MAX as i64)?.max(1),
         client,

@@ -1,5 +1,6 @@
 //! The consumer's whole verdict on a sample, decided in the engine: a Kafka error or an interrupt, then
-//! `check.sequence` (SEQUENCE_ERROR), `fail.on.empty` (EMPTY), `check.regex` (CONTENT_MISMATCH, which wins over the
+//! `check.sequence` (SEQUENCE_ERROR), `value.decode`/`key.decode` (DECODE_ERROR, ASSERTION_FAILED, ...),
+//! `fail.on.empty` (EMPTY), `check.regex` (CONTENT_MISMATCH, which wins over the
 //! others, as it always has), and `stop.on.empty` (the thread stops at its first empty, successful sample).
 
 use std::collections::HashMap;
@@ -10,6 +11,7 @@ use rdkafka::message::{BorrowedMessage, Headers, Message};
 use super::settings::ConsumerSettings;
 use crate::audit::{PRODUCER_HEADER, RUN_HEADER, SEQ_HEADER};
 use crate::error::EngineError;
+use crate::schema::RecordDecoder;
 
 /// Code of a sample that got no record within `poll.timeout.ms` (with `fail.on.empty`).
 pub const EMPTY: &str = "EMPTY";
@@ -66,6 +68,27 @@ pub(super) fn check_content(regex: &Regex, value: &[u8], sample: &mut SampleAcc)
                 excerpt.push_str("...");
             }
             excerpt
+        });
+    }
+}
+
+/// `value.decode` / `key.decode`: the record must decode against its schema (and pass the field assertion);
+/// a failure counts as a check failure, and the first one is the sample's error (DECODE_ERROR, ASSERTION_FAILED,
+/// SCHEMA_NOT_FOUND, ...).
+pub(super) fn check_schema(
+    decoder: &mut RecordDecoder,
+    bytes: &[u8],
+    what: &str,
+    m: &BorrowedMessage<'_>,
+    sample: &mut SampleAcc,
+) {
+    if let Err(e) = decoder.check(bytes) {
+        sample.check_failures += 1;
+        sample.first_check_error.get_or_insert_with(|| {
+            EngineError::new(
+                e.code,
+                format!("partition {} offset {}: {what}: {}", m.partition(), m.offset(), e.message),
+            )
         });
     }
 }

@@ -88,7 +88,7 @@ impl ProducerHandle {
         for w in &settings.warnings {
             log::warn!("{w}");
         }
-        let payload = PayloadGen::new(&settings.value, &settings.key, settings.thread_number)?;
+        let payload = PayloadGen::new(&settings.value, &settings.key, settings.thread_number, &settings.topic)?;
         let producer = shared::producer_for(&settings, run)?;
         let run = Arc::clone(run);
         let slot = Slot::new();

@@ -3,7 +3,8 @@
 //! Value modes: `fixed` (`record.size` random letters, made once and reused like kafka-producer-perf-test's
 //! `--record-size`), `template` (text with placeholders), `file` (lines of `payload.file`, like
 //! `--payload-file`, taken in turn), `jmeter` (the value JMeter evaluated for this sample: functions and
-//! CSV Data Set keep working). Key modes: `none`, `sequence`, `random`, `fixed`, `template`.
+//! CSV Data Set keep working), `avro` / `json-schema` / `protobuf` (records from a schema, see [`crate::schema`]).
+//! Key modes: `none`, `sequence`, `random`, `fixed`, `template`, and the three schema modes.
 //! Placeholders: `{seq}` (message number within the thread), `{thread}` (JMeter thread number),
 //! `{uuid}`, `{timestamp}` (epoch milliseconds).
 
@@ -12,13 +13,20 @@ use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::EngineError;
+use crate::schema::{EncoderSettings, RecordEncoder, Role};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueSpec {
-    Fixed { size: usize },
+    Fixed {
+        size: usize,
+    },
     Template(Template),
-    File { path: String },
+    File {
+        path: String,
+    },
     Jmeter,
+    /// Avro, JSON Schema or Protobuf records (generated, or the sample's JSON encoded).
+    Schema(Box<EncoderSettings>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +36,8 @@ pub enum KeySpec {
     Random,
     Fixed(String),
     Template(Template),
+    /// Keys generated from a schema.
+    Schema(Box<EncoderSettings>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +108,9 @@ fn epoch_millis() -> u128 {
 
 impl ValueSpec {
     pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<ValueSpec, EngineError> {
+        if let Some(settings) = EncoderSettings::parse(sampler, Role::Value)? {
+            return Ok(ValueSpec::Schema(Box::new(settings)));
+        }
         match sampler.get("value.mode").copied().unwrap_or("fixed") {
             "fixed" => {
                 let raw = sampler.get("record.size").copied().unwrap_or("1024");
@@ -122,7 +135,7 @@ impl ValueSpec {
             },
             "jmeter" => Ok(ValueSpec::Jmeter),
             other => Err(EngineError::config(format!(
-                "value.mode: '{other}' is not valid; use fixed, template, file or jmeter"
+                "value.mode: '{other}' is not valid; use fixed, template, file, jmeter, avro, json-schema or protobuf"
             ))),
         }
     }
@@ -130,6 +143,9 @@ impl ValueSpec {
 
 impl KeySpec {
     pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<KeySpec, EngineError> {
+        if let Some(settings) = EncoderSettings::parse(sampler, Role::Key)? {
+            return Ok(KeySpec::Schema(Box::new(settings)));
+        }
         let key = sampler.get("key").copied();
         match sampler.get("key.mode").copied().unwrap_or("none") {
             "none" => Ok(KeySpec::None),
@@ -145,7 +161,7 @@ impl KeySpec {
                 }
             },
             other => Err(EngineError::config(format!(
-                "key.mode: '{other}' is not valid; use none, sequence, random, fixed or template"
+                "key.mode: '{other}' is not valid; use none, sequence, random, fixed, template, avro, json-schema or protobuf"
             ))),
         }
     }
@@ -156,6 +172,7 @@ enum ValueSource {
     Template(Template),
     Lines(Vec<Vec<u8>>),
     Jmeter,
+    Schema(Box<RecordEncoder>),
 }
 
 /// One message's key and value, borrowed from the generator's buffers until the next message.
@@ -168,6 +185,8 @@ pub struct Record<'a> {
 pub struct PayloadGen {
     value: ValueSource,
     key: KeySpec,
+    /// key.mode=avro|json-schema|protobuf: the key's encoder.
+    key_encoder: Option<Box<RecordEncoder>>,
     thread: u32,
     seq: u64,
     rng: fastrand::Rng,
@@ -176,7 +195,8 @@ pub struct PayloadGen {
 }
 
 impl PayloadGen {
-    pub fn new(value: &ValueSpec, key: &KeySpec, thread: u32) -> Result<PayloadGen, EngineError> {
+    /// A generator for one thread; schema modes read their schema (file or registry) and get its id here, once.
+    pub fn new(value: &ValueSpec, key: &KeySpec, thread: u32, topic: &str) -> Result<PayloadGen, EngineError> {
         let mut rng = fastrand::Rng::new();
         let value = match value {
             ValueSpec::Fixed { size } => {
@@ -185,21 +205,39 @@ impl PayloadGen {
             ValueSpec::Template(t) => ValueSource::Template(t.clone()),
             ValueSpec::File { path } => ValueSource::Lines(read_lines(path)?),
             ValueSpec::Jmeter => ValueSource::Jmeter,
+            ValueSpec::Schema(settings) => ValueSource::Schema(Box::new(RecordEncoder::new(settings, topic)?)),
         };
-        Ok(PayloadGen { value, key: key.clone(), thread, seq: 0, rng, value_buf: Vec::new(), key_buf: Vec::new() })
+        let key_encoder = match key {
+            KeySpec::Schema(settings) => Some(Box::new(RecordEncoder::new(settings, topic)?)),
+            _ => None,
+        };
+        Ok(PayloadGen {
+            value,
+            key: key.clone(),
+            key_encoder,
+            thread,
+            seq: 0,
+            rng,
+            value_buf: Vec::new(),
+            key_buf: Vec::new(),
+        })
     }
 
     /// The next message; `jmeter_value` is the sample's value when value.mode=jmeter.
     pub fn next<'a>(&'a mut self, jmeter_value: Option<&'a [u8]>) -> Result<Record<'a>, EngineError> {
         let seq = self.seq;
         self.seq += 1;
-        let value: &[u8] = match &self.value {
+        let value: &[u8] = match &mut self.value {
             ValueSource::Fixed(bytes) => bytes,
             ValueSource::Template(t) => {
                 t.render(&mut self.value_buf, seq, self.thread, &mut self.rng);
                 &self.value_buf
             }
             ValueSource::Lines(lines) => &lines[(seq % lines.len() as u64) as usize],
+            ValueSource::Schema(encoder) => {
+                encoder.next_into(jmeter_value, &mut self.value_buf)?;
+                &self.value_buf
+            }
             // An empty value is what a missing `value` parameter (or an unset variable) gives: a mistake, not a
             // message to send.
             ValueSource::Jmeter => jmeter_value.filter(|v| !v.is_empty()).ok_or_else(|| {
@@ -224,6 +262,11 @@ impl PayloadGen {
             }
             KeySpec::Template(t) => {
                 t.render(&mut self.key_buf, seq, self.thread, &mut self.rng);
+                Some(&self.key_buf[..])
+            }
+            KeySpec::Schema(_) => {
+                let encoder = self.key_encoder.as_mut().expect("a schema key has its encoder from new()");
+                encoder.next_into(None, &mut self.key_buf)?;
                 Some(&self.key_buf[..])
             }
         };
@@ -257,7 +300,7 @@ mod tests {
     #[test]
     fn fixed_values_have_the_record_size() {
         let v = ValueSpec::parse(&spec(&[("record.size", "200")])).unwrap();
-        let mut g = PayloadGen::new(&v, &KeySpec::None, 0).unwrap();
+        let mut g = PayloadGen::new(&v, &KeySpec::None, 0, "t").unwrap();
         let r = g.next(None).unwrap();
         assert_eq!(r.value.len(), 200);
         assert!(r.value.iter().all(u8::is_ascii_uppercase));
@@ -269,7 +312,7 @@ mod tests {
         let v = ValueSpec::parse(&spec(&[("value.mode", "template"), ("value.template", "t{thread}-m{seq}-{uuid}")]))
             .unwrap();
         let k = KeySpec::parse(&spec(&[("key.mode", "template"), ("key", "user-{seq}")])).unwrap();
-        let mut g = PayloadGen::new(&v, &k, 7).unwrap();
+        let mut g = PayloadGen::new(&v, &k, 7, "t").unwrap();
         g.next(None).unwrap();
         let r = g.next(None).unwrap();
         let text = std::str::from_utf8(r.value).unwrap();
@@ -289,20 +332,59 @@ mod tests {
         let path = std::env::temp_dir().join(format!("kn-payload-{}.txt", std::process::id()));
         std::fs::write(&path, "a\r\nbb\n\nccc\n").unwrap();
         let v = ValueSpec::File { path: path.to_string_lossy().into_owned() };
-        let mut g = PayloadGen::new(&v, &KeySpec::Sequence, 0).unwrap();
+        let mut g = PayloadGen::new(&v, &KeySpec::Sequence, 0, "t").unwrap();
         let got: Vec<Vec<u8>> = (0..4).map(|_| g.next(None).unwrap().value.to_vec()).collect();
         assert_eq!(got, vec![b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec(), b"a".to_vec()]);
-        let e = PayloadGen::new(&ValueSpec::File { path: "/nonexistent/x".into() }, &KeySpec::None, 0).err().unwrap();
+        let e =
+            PayloadGen::new(&ValueSpec::File { path: "/nonexistent/x".into() }, &KeySpec::None, 0, "t").err().unwrap();
         assert!(e.message.starts_with("payload.file: cannot read '/nonexistent/x'"), "{}", e.message);
     }
 
     #[test]
     fn jmeter_values_and_keys() {
         let k = KeySpec::parse(&spec(&[("key.mode", "sequence")])).unwrap();
-        let mut g = PayloadGen::new(&ValueSpec::Jmeter, &k, 0).unwrap();
+        let mut g = PayloadGen::new(&ValueSpec::Jmeter, &k, 0, "t").unwrap();
         let r = g.next(Some(b"hello")).unwrap();
         assert_eq!((r.key, r.value), (Some(&b"0"[..]), &b"hello"[..]));
         assert!(g.next(None).is_err());
         assert!(g.next(Some(b"")).err().is_some_and(|e| e.message.contains("value is empty")));
+    }
+
+    #[test]
+    fn schema_modes_make_keys_and_values_from_their_schemas() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/schema/schemas");
+        let avsc = format!("{dir}/order.avsc");
+        let proto = format!("{dir}/order.proto");
+        let settings: BTreeMap<&str, &str> = [
+            ("value.mode", "avro"),
+            ("value.schema.file", avsc.as_str()),
+            ("value.schema.rules", "id = seq(10); currency = fixed(EUR)"),
+            ("key.mode", "protobuf"),
+            ("key.schema.file", proto.as_str()),
+            ("key.schema.message", "shop.v1.Refund"),
+            ("key.schema.rules", "order_code = template(K{seq})"),
+        ]
+        .into();
+        let v = ValueSpec::parse(&settings).unwrap();
+        let k = KeySpec::parse(&settings).unwrap();
+        assert!(matches!((&v, &k), (ValueSpec::Schema(_), KeySpec::Schema(_))));
+        let mut g = PayloadGen::new(&v, &k, 0, "orders").unwrap();
+        let value_schema = crate::schema::ParsedSchema::from_file(crate::schema::Format::Avro, &avsc, None).unwrap();
+        let key_schema =
+            crate::schema::ParsedSchema::from_file(crate::schema::Format::Protobuf, &proto, Some("shop.v1.Refund"))
+                .unwrap();
+        for i in 0..3 {
+            let r = g.next(None).unwrap();
+            // no registry URL: the bare encodings, no header
+            let value = value_schema.decode(r.value).unwrap();
+            assert_eq!((value["id"].as_i64(), value["currency"].as_str()), (Some(10 + i), Some("EUR")));
+            let key = key_schema.decode(r.key.unwrap()).unwrap();
+            assert_eq!(key["order_code"], format!("K{i}"));
+        }
+        let e = KeySpec::parse(
+            &[("key.mode", "avro"), ("key.schema.file", "k.avsc"), ("key.schema.input", "jmeter")].into(),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("key.schema.input=jmeter is not supported"), "{}", e.message);
     }
 }

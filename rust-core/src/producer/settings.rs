@@ -125,7 +125,8 @@ impl ProducerSettings {
 
 /// Parses the sampler's parameters into settings, or says precisely what is wrong and how to fix it.
 pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError> {
-    let settings::Split { sampler, explicit } = settings::split(pairs, SAMPLER_KEYS)?;
+    let own_keys: Vec<&str> = SAMPLER_KEYS.iter().chain(crate::schema::PRODUCER_KEYS).copied().collect();
+    let settings::Split { sampler, explicit } = settings::split(pairs, &own_keys)?;
     let topic = required(&sampler, "topic", "set the topic to send to")?;
     limits::check_topic(&topic)?;
     settings::require_bootstrap(&explicit)?;
@@ -335,7 +336,7 @@ fn translate_java_name(key: &str, value: &str) -> Result<Translation, EngineErro
 /// Every name a user could have meant: librdkafka's properties, the Java names we translate, our own keys.
 fn suggestion_candidates() -> Vec<String> {
     let mut names = librdkafka_conf::property_names();
-    names.extend(SAMPLER_KEYS.iter().map(|s| s.to_string()));
+    names.extend(SAMPLER_KEYS.iter().chain(crate::schema::PRODUCER_KEYS).map(|s| s.to_string()));
     names.extend(JAVA_ONLY_KEYS.iter().chain(JAVA_SECURITY_KEYS).map(|s| s.to_string()));
     names.extend(["delivery.timeout.ms".to_string()]);
     names

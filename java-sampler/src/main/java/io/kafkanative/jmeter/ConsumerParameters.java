@@ -38,6 +38,13 @@ final class ConsumerParameters {
             parameter("stop.on.empty", "false"),
             parameter("check.sequence", "false"),     // kn.seq increases per producer and partition (audit=true)
             parameter("check.regex", ""),             // every value must contain a match (Java-style regex)
+            parameter("value.decode", ""),            // blank/none | avro | json-schema | protobuf: each record decodes
+            parameter("value.assert", ""),            // with value.decode: field.path=expected on every record
+            parameter("value.schema.file", ""),       // records without the registry header: their schema file
+            parameter("schema.registry.url", ""),     // resolves the records' schema ids
+            parameter("schema.registry.username", ""),
+            parameter("schema.registry.password", ""),
+            parameter("schema.registry.ssl.ca.location", ""),
             parameter("timeout.ms", "5000"),
             parameter("extra.properties", ""));
 

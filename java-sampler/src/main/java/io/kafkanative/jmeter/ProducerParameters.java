@@ -26,6 +26,8 @@ final class ProducerParameters {
     static final String VALUE_MODE = "value.mode";
     /** The value mode in which each sample sends the {@code value} parameter (instead of a generated payload). */
     static final String VALUE_MODE_JMETER = "jmeter";
+    /** With a schema mode (avro, json-schema, protobuf), this input sends the {@code value} parameter as JSON. */
+    static final String SCHEMA_INPUT = "value.schema.input";
     static final String TIMEOUT_MS = "timeout.ms";
     static final String THREAD_NUMBER = "thread.number";
     static final String THREAD_COUNT = "thread.count";
@@ -45,13 +47,27 @@ final class ProducerParameters {
             new Parameter("producer.scope", "test"),          // test (one shared producer) | thread
             new Parameter(TIMEOUT_MS, String.valueOf(DEFAULT_TIMEOUT_MS)),
             new Parameter("messages.per.sample", "1"),
-            new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter
+            new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter | avro | json-schema | protobuf
             new Parameter("record.size", "1024"),
             new Parameter("value.template", ""),
             new Parameter("payload.file", ""),
             new Parameter(VALUE, ""),                         // value.mode=jmeter: e.g. ${payload} from a CSV Data Set
-            new Parameter("key.mode", "none"),                // none | sequence | random | fixed | template
+            new Parameter("key.mode", "none"),                // none | sequence | random | fixed | template | avro | ...
             new Parameter("key", ""),
+            new Parameter("value.schema.file", ""),           // .avsc | JSON Schema .json | .proto
+            new Parameter("value.schema.message", ""),        // Protobuf message; blank: the file's first
+            new Parameter("value.schema.subject", ""),        // the schema from the registry instead of a file
+            new Parameter("value.schema.version", ""),        // with a subject; blank: latest
+            new Parameter("value.schema.rules", ""),          // field rules: id = seq(1); status = choice(NEW,PAID)
+            new Parameter("value.schema.rules.file", ""),     // the same, one rule per line
+            new Parameter(SCHEMA_INPUT, ""),                  // blank/generate: random records; jmeter: encode value (JSON)
+            new Parameter("key.schema.file", ""),             // key.mode=avro|json-schema|protobuf
+            new Parameter("schema.registry.url", ""),         // e.g. http://host:8081 or .../apis/ccompat/v7 (Apicurio)
+            new Parameter("schema.registry.username", ""),
+            new Parameter("schema.registry.password", ""),
+            new Parameter("schema.registry.ssl.ca.location", ""), // PEM file of the registry's CA
+            new Parameter("auto.register.schemas", ""),       // blank/true: register file schemas; false: must exist
+            new Parameter("value.subject.name.strategy", ""), // blank/topic | record | topic-record
             new Parameter("headers", ""),                     // k=v;k2=v2
             new Parameter("partition", ""),
             new Parameter("preflight", "warn"),               // fail | warn | off: broker, topic, partitions vs threads
@@ -140,8 +156,10 @@ final class ProducerParameters {
         }
     }
 
+    /** The sample sends {@code value}: value.mode=jmeter, or a schema mode encoding JMeter's JSON. */
     static boolean valueFromJMeter(String[] config) {
-        return VALUE_MODE_JMETER.equals(setting(config, VALUE_MODE));
+        return VALUE_MODE_JMETER.equals(setting(config, VALUE_MODE))
+                || VALUE_MODE_JMETER.equals(setting(config, SCHEMA_INPUT));
     }
 
     /** The sampler's send timeout; it only bounds the wait at close here. */

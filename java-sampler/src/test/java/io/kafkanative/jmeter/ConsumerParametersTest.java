@@ -23,7 +23,9 @@ class ConsumerParametersTest {
     void guiTablesListTheParametersInOrder() {
         assertEquals(List.of("bootstrap.servers", "topic", "group.id", "assignment", "commit", "max.records",
                 "poll.timeout.ms", "auto.offset.reset", "session.timeout.ms", "fail.on.empty", "stop.on.empty",
-                "check.sequence", "check.regex", "timeout.ms", "extra.properties"),
+                "check.sequence", "check.regex", "value.decode", "value.assert", "value.schema.file",
+                "schema.registry.url", "schema.registry.username", "schema.registry.password",
+                "schema.registry.ssl.ca.location", "timeout.ms", "extra.properties"),
                 List.copyOf(new KafkaConsumerSampler().getDefaultParameters().getArgumentsAsMap().keySet()));
         Map<String, String> lag = new KafkaLagSampler().getDefaultParameters().getArgumentsAsMap();
         assertEquals(List.of("bootstrap.servers", "topic", "group.id", "lag.windows", "lag.tolerance", "lag.variable",

@@ -49,6 +49,12 @@ class ProducerParametersTest {
         expected.put("value", "");
         expected.put("key.mode", "none");
         expected.put("key", "");
+        for (String schemaParameter : List.of("value.schema.file", "value.schema.message", "value.schema.subject",
+                "value.schema.version", "value.schema.rules", "value.schema.rules.file", "value.schema.input",
+                "key.schema.file", "schema.registry.url", "schema.registry.username", "schema.registry.password",
+                "schema.registry.ssl.ca.location", "auto.register.schemas", "value.subject.name.strategy")) {
+            expected.put(schemaParameter, ""); // blank: not sent, the engine's default applies
+        }
         expected.put("headers", "");
         expected.put("partition", "");
         expected.put("preflight", "warn");
@@ -103,6 +109,9 @@ class ProducerParametersTest {
         assertTrue(ProducerParameters.valueFromJMeter(config("value.mode", " jmeter ")));
         assertFalse(ProducerParameters.valueFromJMeter(config("value.mode", "fixed")));
         assertFalse(ProducerParameters.valueFromJMeter(config("topic", "t")));
+        // a schema mode encoding JMeter's JSON value against the schema sends it too
+        assertTrue(ProducerParameters.valueFromJMeter(config("value.mode", "avro", "value.schema.input", "jmeter")));
+        assertFalse(ProducerParameters.valueFromJMeter(config("value.mode", "avro")));
     }
 
     @Test
