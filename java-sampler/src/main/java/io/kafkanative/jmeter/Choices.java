@@ -14,8 +14,9 @@ final class Choices {
     static final List<String> ACKS = List.of("0", "1", "all");
     static final List<String> COMPRESSION = List.of("none", "gzip", "snappy", "lz4", "zstd");
     static final List<String> PRODUCER_SCOPE = List.of("thread", "test");
-    static final List<String> VALUE_MODE = List.of("fixed", "template", "file", "jmeter");
-    static final List<String> KEY_MODE = List.of("none", "sequence", "random", "fixed", "template");
+    static final List<String> VALUE_MODE = List.of("fixed", "template", "file", "jmeter", "avro", "json-schema", "protobuf");
+    static final List<String> KEY_MODE =
+            List.of("none", "sequence", "random", "fixed", "template", "avro", "json-schema", "protobuf");
     static final List<String> PREFLIGHT = List.of("fail", "warn", "off");
     /** The named assignments; a partition list (0,1,2 or 0-5) is typed into the same field. */
     static final List<String> ASSIGNMENT = List.of("all", "subscribe");

@@ -73,7 +73,12 @@ public class KafkaConnection extends AbstractTestElement
         List<String> pairs = new ArrayList<>();
         add(pairs, "bootstrap.servers", bootstrapServers);
         String protocol = securityProtocol.trim();
-        add(pairs, "security.protocol", protocol);
+        // PLAINTEXT is librdkafka's own default: passed only when chosen otherwise, so that plans which set the
+        // protocol in extra.properties or the client properties (as before the Connection element) keep working
+        // instead of being refused as a protocol set twice.
+        if (!protocol.equalsIgnoreCase("PLAINTEXT")) {
+            add(pairs, "security.protocol", protocol);
+        }
         if (protocol.toUpperCase(java.util.Locale.ROOT).startsWith("SASL")) {
             // SASL settings only where they apply: librdkafka warns about the others.
             add(pairs, "sasl.mechanism", saslMechanism);
