@@ -59,7 +59,8 @@ fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
     let path = std::env::temp_dir().join(format!("kn-consumer-summary-{}.json", std::process::id()));
     let report = common::RUN.consumer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     let lines: Vec<&str> = report.lines().collect();
-    assert_eq!(lines.len(), 3, "{report}");
+    assert_eq!(lines.len(), 4, "{report}");
+    assert!(lines[3].starts_with("partitions read/available at start: "), "{report}");
     assert_eq!(lines[0], PERF_HEADER);
     let row: Vec<&str> = lines[1].split(", ").collect();
     assert_eq!(row.len(), 10, "{report}");
