@@ -117,9 +117,16 @@ pub struct ProducerSettings {
 }
 
 impl ProducerSettings {
-    /// Identity of a producer shared by all threads with `producer.scope=test`: the client properties.
+    /// Identity of a producer shared by all threads with `producer.scope=test`: the client properties and the preparation.
+    /// What the preparation checks (pre-flight mode, thread count, topic creation, timeout) is part of it:
+    /// the one preparation of a shared producer, and a failure remembered for the threads still waiting, must not
+    /// answer for a configuration that checks something else.
     pub fn sharing_key(&self) -> String {
-        self.client.iter().map(|(k, v)| format!("{k}={v}\n")).collect()
+        let preparation = format!(
+            "preflight={:?} threads={} create={:?} timeout={:?}\n",
+            self.preflight, self.thread_count, self.topic_create, self.timeout
+        );
+        self.client.iter().map(|(k, v)| format!("{k}={v}\n")).chain(std::iter::once(preparation)).collect()
     }
 }
 

@@ -123,7 +123,10 @@ impl Totals {
         for (pid, seqs) in &other.acked_seqs {
             self.acked_seqs.entry(pid.clone()).or_default().union(seqs);
         }
-        if self.audit.is_none() {
+        // Only a handle that had something acknowledged names where to read back: a handle that never reached a
+        // broker (one that only validated its settings, in the GUI or a unit test) would make the report wait out
+        // audit.timeout.ms against a cluster that may not exist.
+        if self.audit.is_none() && other.acked > 0 {
             self.audit = other.audit.clone();
         }
         self.first_send = min_opt(self.first_send, other.first_send);

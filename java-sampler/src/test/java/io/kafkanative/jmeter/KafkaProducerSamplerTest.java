@@ -209,13 +209,10 @@ class KafkaProducerSamplerTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("open defect: NativeProducer.report hangs 60 s after ChoicesTest's handles in one JVM; see the stop's closing note")
     void closingTheLastSamplerPrintsThePerfTestSummary() throws Exception {
         String topic = TestKafka.createTopic("summary", 1);
         Files.deleteIfExists(TestJMeter.SUMMARY_FILE);
-        // Thread scope: after this class's other tests, the report with the shared producer (the new default) hung
-        // for 60 s in a full run (open defect, see the closing note of this stop).
-        var thread = JavaRequestThread.producer(Map.of("topic", topic, "producer.scope", "thread"));
+        var thread = JavaRequestThread.producer(Map.of("topic", topic));
         for (int i = 0; i < 5; i++) {
             assertEquals("OK", thread.sample().getResponseCode());
         }
