@@ -292,10 +292,16 @@ fn check_partitions(settings: &ProducerSettings, servers: &str, partitions: u32)
         }
     }
     if settings.thread_count > partitions && settings.partition.is_none() {
+        // What the shortage means depends on who sends: own producers each append to the same few partitions, while
+        // one shared producer batches every thread's messages, so only the broker's per-partition parallelism is capped.
+        let consequence = match settings.scope {
+            Scope::Thread => "the threads' producers will contend for the same partitions and",
+            Scope::Test => "the shared producer batches their messages, but",
+        };
         let text = format!(
-            "topic '{}' has {partitions} partition(s) for {} producing threads: threads will contend for the same partitions \
-             and the broker's parallelism is capped at {partitions}; add partitions (scripts/kafka topics --alter --topic {} \
-             --partitions {}) or set topic.create=true with topic.partitions on a new topic",
+            "topic '{}' has {partitions} partition(s) for {} producing threads: {consequence} the broker's parallelism is \
+             capped at {partitions}; add partitions (scripts/kafka topics --alter --topic {} --partitions {}) or set \
+             topic.create=true with topic.partitions on a new topic",
             settings.topic, settings.thread_count, settings.topic, settings.thread_count
         );
         if settings.preflight == Preflight::Fail {
