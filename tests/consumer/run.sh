@@ -3,14 +3,10 @@
 # jmeter-plans/end-to-end.jmx headless against the local broker; the JTLs and the engine's summaries must agree with
 # what was produced. Needs a built jar (scripts/build) and a running broker (scripts/kafka start). About 2 minutes.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-out="$root/target/consumer-e2e"
-rm -rf "$out"
-mkdir -p "$out"
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir consumer-e2e
 bootstrap="${KAFKA_BOOTSTRAP:-127.0.0.1:9092}"
-# shellcheck source=../lib/checks.sh
-source "$root/tests/lib/checks.sh"
 
 # run_plan NAME PLAN -J...: JTL as CSV with the lag column; summaries next to it.
 run_plan() {

@@ -3,13 +3,9 @@
 # plans headless against the local broker; the JTL, the engine's summary and the topic's offsets must agree.
 # Needs a built jar (scripts/build) and a running broker (scripts/kafka start).
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-out="$root/target/e2e"
-rm -rf "$out"
-mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
-source "$root/tests/lib/checks.sh"
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir e2e
 
 # Messages in the topic: the sum of its partitions' end offsets.
 topic_messages() {

@@ -7,13 +7,9 @@
 #   unshare -n bash -c 'ip link set lo up && scripts/kafka start && tests/gui/roundtrip.sh; scripts/kafka stop'
 # Ends with "N passed, N failed".
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root" || exit 1
-out="$root/target/gui-roundtrip"
-rm -rf "$out"
-mkdir -p "$out"
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
-source "$root/tests/lib/checks.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir gui-roundtrip
 # shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/common.sh"
 # shellcheck source=../../scripts/lib/gui.sh source-path=SCRIPTDIR

@@ -10,13 +10,9 @@
 #   unshare -n bash -c 'ip link set lo up && tests/laptop/run.sh'
 # Ends with "N passed, N failed".
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root" || exit 1
-out="$root/target/laptop"
-rm -rf "$out"
-mkdir -p "$out"
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
-source "$root/tests/lib/checks.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir laptop
 
 # run_hidden NAME JVM-ARG: the baseline plan, 4 threads x 50 samples, in a JVM where the engine does not load.
 run_hidden() {

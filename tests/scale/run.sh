@@ -3,13 +3,9 @@
 # to completion. Asserts what a user sees: the JTL's row count, no error, the topic's offsets; no timing is asserted.
 # Needs a built jar (scripts/build) and a running broker (scripts/kafka start).
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root" || exit 1
-out="$root/target/scale"
-rm -rf "$out"
-mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
-source "$root/tests/lib/checks.sh"
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir scale
 
 THREADS=400
 LOOPS=10

@@ -11,13 +11,9 @@
 # Needs a built jar (scripts/build); builds the example and the interop jar itself. Run it outside a
 # network namespace once (Maven Central for the registry and Avro), then anywhere.
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-out="$root/target/schema-test"
-rm -rf "$out"
-mkdir -p "$out"
-# shellcheck source=../lib/checks.sh
-source "$root/tests/lib/checks.sh"
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir schema-test
 
 registry_url="http://127.0.0.1:${REGISTRY_PORT:-8081}/apis/ccompat/v7"
 registry_tls_url="https://localhost:${REGISTRY_TLS_PORT:-8443}/apis/ccompat/v7"

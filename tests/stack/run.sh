@@ -50,6 +50,17 @@ single_mode() {
   sed -n 's/^single *running (pid [0-9]*) \([a-z]*\).*/\1/p' <<<"$s"
 }
 
+# tool_output WHAT COMMAND...: runs COMMAND, keeps its output in OUT and prints it (into the check's log); when
+# COMMAND fails, WHY says that WHAT exited non-zero, and so does the status.
+tool_output() {
+  local what="$1" rc=0
+  shift
+  OUT="$("$@")" || rc=$?
+  printf '%s\n' "$OUT"
+  ((rc == 0)) || WHY="$what exited non-zero (status $rc)"
+  return "$rc"
+}
+
 # ------------------------------------------------------------------------------------------------- JMeter
 
 t_jmeter_version() {
@@ -139,13 +150,10 @@ t_topic_16_partitions() {
 PERF_LINE_RE='^20000 records sent, [0-9]+\.[0-9] records/sec \([0-9]+\.[0-9]{2} MB/sec\), [0-9]+\.[0-9]{2} ms avg latency, [0-9]+\.[0-9]{2} ms max latency, [0-9]+ ms 50th, [0-9]+ ms 95th, [0-9]+ ms 99th, [0-9]+ ms 99\.9th\.$'
 
 t_perf_producer() {
-  local out last
-  out="$("$KAFKA" perf-producer --topic "$PERF_TOPIC" --num-records 20000 --record-size 200 --throughput -1)" || {
-    WHY="perf-producer exited non-zero"
-    return 1
-  }
-  printf '%s\n' "$out"
-  last="$(tail -n1 <<<"$out")"
+  local last
+  tool_output perf-producer "$KAFKA" perf-producer --topic "$PERF_TOPIC" --num-records 20000 --record-size 200 \
+    --throughput -1 || return 1
+  last="$(tail -n1 <<<"$OUT")"
   WHY="final line not in the expected form: $last"
   [[ "$last" =~ $PERF_LINE_RE ]]
 }
@@ -158,13 +166,9 @@ consumed_messages() {
 }
 
 t_perf_consumer() {
-  local out n
-  out="$("$KAFKA" perf-consumer --topic "$PERF_TOPIC" --messages 20000 --timeout 20000)" || {
-    WHY="perf-consumer exited non-zero"
-    return 1
-  }
-  printf '%s\n' "$out"
-  n="$(consumed_messages "$out")"
+  local n
+  tool_output perf-consumer "$KAFKA" perf-consumer --topic "$PERF_TOPIC" --messages 20000 --timeout 20000 || return 1
+  n="$(consumed_messages "$OUT")"
   WHY="data.consumed.in.nMsg is '$n', expected 20000"
   [[ "$n" == 20000 ]]
 }
@@ -217,11 +221,10 @@ t_cluster_rf3_in_sync() {
 
 # acks=all against min.insync.replicas=2, and --bootstrap-server translated for ProducerPerformance
 t_cluster_produce_acks_all() {
-  local out last
-  out="$("$KAFKA" perf-producer --bootstrap-server "$CLUSTER_BOOTSTRAP" --topic "$RF3_TOPIC" \
-    --num-records 2000 --record-size 100 --throughput -1 --producer-props acks=all)" || return 1
-  printf '%s\n' "$out"
-  last="$(tail -n1 <<<"$out")"
+  local last
+  tool_output perf-producer "$KAFKA" perf-producer --bootstrap-server "$CLUSTER_BOOTSTRAP" --topic "$RF3_TOPIC" \
+    --num-records 2000 --record-size 100 --throughput -1 --producer-props acks=all || return 1
+  last="$(tail -n1 <<<"$OUT")"
   WHY="unexpected final line: $last"
   [[ "$last" == "2000 records sent, "* ]]
 }
