@@ -12,21 +12,19 @@ Usage: check.py JTL [--consumer-summary F] [--producer-summary F] [--records N] 
   --codes              the consume samples' response codes are all among these (default OK,EMPTY)
 Prints one line of figures; exits 1 with the reason on the first mismatch.
 """
-import argparse
-import csv
-import json
+import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+import jtl  # noqa: E402
+from jtl import fail  # noqa: E402
 
-def fail(why):
-    print(f"check failed: {why}")
-    sys.exit(1)
+jtl.PREFIX = "check"
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("jtl")
+    ap = jtl.parser("jtl")
     ap.add_argument("--consumer-summary")
     ap.add_argument("--producer-summary")
     ap.add_argument("--records", type=int)
@@ -37,16 +35,13 @@ def main():
     ap.add_argument("--codes", default="OK,EMPTY")
     args = ap.parse_args()
 
-    with open(args.jtl, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = jtl.rows(args.jtl)
     consume = [r for r in rows if r["label"] == "kafka-consume"]
     lag = [r for r in rows if r["label"] == "kafka-lag"]
     if not consume:
         fail("no kafka-consume rows in the JTL")
     codes = set(args.codes.split(","))
-    bad = [r for r in consume if r["responseCode"] not in codes]
-    if bad:
-        fail(f"{len(bad)} consume rows with other codes than {sorted(codes)}, first: {bad[0]['responseCode']} {bad[0]['responseMessage']}")
+    jtl.none_bad(consume, lambda r: r["responseCode"] not in codes, f"consume rows with other codes than {sorted(codes)}")
     jtl_records = 0
     for r in consume:
         m = re.match(r"(\d+) records?", r["responseMessage"])
@@ -55,8 +50,7 @@ def main():
 
     summary = None
     if args.consumer_summary:
-        with open(args.consumer_summary) as f:
-            summary = json.load(f)
+        summary = jtl.summary(args.consumer_summary)
         if summary["records"] != jtl_records:
             fail(f"consumer summary says {summary['records']} records, the JTL {jtl_records}")
         if summary["check_failures"] != 0:
@@ -68,8 +62,7 @@ def main():
     if args.records is not None and jtl_records != args.records:
         fail(f"{jtl_records} records consumed, expected {args.records}")
     if args.match_producer:
-        with open(args.producer_summary) as f:
-            producer = json.load(f)
+        producer = jtl.summary(args.producer_summary)
         if producer["acked"] != jtl_records:
             fail(f"producers acked {producer['acked']}, consumers consumed {jtl_records}")
         figures.append(f"producers acked {producer['acked']}")
@@ -87,9 +80,7 @@ def main():
             fail("no kafka.lag column: run with -Jsample_variables=kafka.lag")
         growing = [r for r in lag if r["responseCode"] == "LAG_GROWING"]
         if args.lag == "ok":
-            bad = [r for r in lag if r["responseCode"] != "OK"]
-            if bad:
-                fail(f"{len(bad)} lag rows failed, first: {bad[0]['responseCode']} {bad[0]['responseMessage']}")
+            jtl.none_bad(lag, lambda r: r["responseCode"] != "OK", "lag rows failed")
             if not all(r["kafka.lag"].isdigit() for r in lag):
                 fail(f"kafka.lag column: {[r['kafka.lag'] for r in lag]}")
             if lag[-1]["kafka.lag"] != "0":

@@ -8,43 +8,35 @@ Usage: jtl_check.py FILE --rows N [--messages M] [--all-ok] [--code CODE] [--sum
   --summary F    the engine's JSON summary agrees: acked == messages, failed == 0
 Prints one line of figures; exits 1 with the reason on the first mismatch.
 """
-import argparse
-import csv
-import json
+import pathlib
 import sys
 
-
-def fail(why):
-    print(f"JTL check failed: {why}")
-    sys.exit(1)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+import jtl  # noqa: E402
+from jtl import fail  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("file")
+    ap = jtl.parser("file")
     ap.add_argument("--rows", type=int, required=True)
     ap.add_argument("--messages", type=int)
     ap.add_argument("--all-ok", action="store_true")
     ap.add_argument("--summary")
     args = ap.parse_args()
 
-    with open(args.file, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = jtl.rows(args.file)
     if len(rows) != args.rows:
         fail(f"{len(rows)} rows, expected {args.rows}")
     if args.all_ok:
-        bad = [r for r in rows if r["success"] != "true" or r["responseCode"] != "OK" or int(r["sentBytes"]) <= 0]
-        if bad:
-            fail(f"{len(bad)} rows not OK, first: {bad[0]['responseCode']} {bad[0]['responseMessage']}")
+        jtl.none_bad(rows, lambda r: r["success"] != "true" or r["responseCode"] != "OK" or int(r["sentBytes"]) <= 0,
+                     "rows not OK")
     messages = sum(int(r.get("SampleCount") or 1) for r in rows)
     if args.messages is not None:
-        if "SampleCount" not in rows[0]:
-            fail("no SampleCount column: run with -Jjmeter.save.saveservice.sample_count=true")
+        jtl.need_sample_count(rows)
         if messages != args.messages:
             fail(f"sum of SampleCount is {messages}, expected {args.messages}")
     if args.summary:
-        with open(args.summary) as f:
-            summary = json.load(f)
+        summary = jtl.summary(args.summary)
         if summary["acked"] != messages or summary["failed"] != 0:
             fail(f"summary says acked={summary['acked']} failed={summary['failed']}, JTL says {messages} messages")
     elapsed = sorted(int(r["elapsed"]) for r in rows)

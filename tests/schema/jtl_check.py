@@ -7,30 +7,25 @@ Usage: jtl_check.py FILE --produced N [--consumed N] [--producer-code CODE] [--c
   --consumer-code C  instead: at least one consumer row failed with response code C
 Prints one line of figures; exits 1 with the reason on the first mismatch.
 """
-import argparse
-import csv
+import pathlib
 import sys
 
-
-def fail(why):
-    print(f"JTL check failed: {why}")
-    sys.exit(1)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+import jtl  # noqa: E402
+from jtl import fail  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("file")
+    ap = jtl.parser("file")
     ap.add_argument("--produced", type=int, required=True)
     ap.add_argument("--consumed", type=int)
     ap.add_argument("--producer-code")
     ap.add_argument("--consumer-code")
     args = ap.parse_args()
-    with open(args.file, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = jtl.rows(args.file)
     if not rows:
         fail("no rows")
-    if "SampleCount" not in rows[0]:
-        fail("no SampleCount column: run with -Jjmeter.save.saveservice.sample_count=true")
+    jtl.need_sample_count(rows)
     producer = [r for r in rows if r["label"].startswith("kafka-produce")]
     consumer = [r for r in rows if r["label"].startswith("kafka-consume")]
     if args.producer_code:
@@ -40,9 +35,7 @@ def main():
                  f"{(bad or [{}])[0].get('responseCode')} {(bad or [{}])[0].get('responseMessage')}")
         print(f"JTL ok: {len(producer)} producer rows failed with {args.producer_code}: {producer[0]['responseMessage'][:200]}")
         return
-    bad = [r for r in producer if r["success"] != "true" or r["responseCode"] != "OK"]
-    if bad:
-        fail(f"{len(bad)} producer rows not OK, first: {bad[0]['responseCode']} {bad[0]['responseMessage'][:300]}")
+    jtl.none_bad(producer, lambda r: r["success"] != "true" or r["responseCode"] != "OK", "producer rows not OK", 300)
     produced = sum(int(r["SampleCount"]) for r in producer)
     if produced != args.produced:
         fail(f"producers sent {produced} messages, expected {args.produced}")
@@ -53,9 +46,7 @@ def main():
             fail(f"no consumer row failed with {args.consumer_code}")
         print(f"JTL ok: {produced} produced; consumer failed with {args.consumer_code}: {failed[0]['responseMessage'][:200]}")
         return
-    bad = [r for r in consumer if r["success"] != "true"]
-    if bad:
-        fail(f"{len(bad)} consumer rows failed, first: {bad[0]['responseCode']} {bad[0]['responseMessage'][:300]}")
+    jtl.none_bad(consumer, lambda r: r["success"] != "true", "consumer rows failed", 300)
     if args.consumed is not None and consumed != args.consumed:
         fail(f"consumers decoded {consumed} records, expected {args.consumed}")
     print(f"JTL ok: {produced} records produced in {len(producer)} samples, {consumed} read back and decoded, 0 decode errors")
