@@ -224,7 +224,6 @@ fn judge(record: RunRecord, request: &Request) -> Judgement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn judges_remembered_summaries_and_updates_their_files() {
@@ -243,14 +242,7 @@ mod tests {
         .unwrap();
         record.remember_summary(Section::Producer, &producer, summary.to_str());
         for total in [10, 20] {
-            record.remember_lag(&LagOutcome {
-                total,
-                partitions: vec![],
-                growth: None,
-                growing_windows: 0,
-                elapsed: Duration::ZERO,
-                error: None,
-            });
+            record.remember_lag(&LagOutcome { total, ..LagOutcome::default() });
         }
         let j = record.judge(&Request {
             spec: "p99<50ms; lag=stable; regression<5%; audit.missing=0".into(),

@@ -17,7 +17,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use crate::client::config::{self as librdkafka_conf, create};
 use crate::client::context::ClientCtx;
-use crate::client::metadata;
+use crate::client::metadata::{self, Fetch};
 use crate::client::settings::{number, require_bootstrap, required, servers, split, Split};
 use crate::consumer::settings::{candidates, translate_all};
 use crate::error::EngineError;
@@ -90,7 +90,8 @@ pub struct PartitionLag {
     pub lag: i64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// One lag sample; the default is an empty reading (no partition, no growth, no error).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LagOutcome {
     pub total: i64,
     pub partitions: Vec<PartitionLag>,
@@ -150,10 +151,9 @@ impl LagMonitor {
         let mut outcome = LagOutcome {
             total: partitions.iter().map(|p| p.lag).sum(),
             partitions,
-            growth: None,
-            growing_windows: 0,
             elapsed: start.elapsed(),
             error,
+            ..LagOutcome::default()
         };
         if outcome.error.is_none() {
             self.verdict(&mut outcome);
@@ -190,14 +190,14 @@ impl LagMonitor {
         let s = &self.settings;
         let servers = servers(&s.client);
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
+        let fetch = Fetch { servers, timeout: s.timeout, advice: "" };
         let ids =
-            metadata::consumer_topic_partitions(&self.consumer, &s.topic, servers, s.timeout, Duration::ZERO, "")?
-                .ok_or_else(|| {
-                    EngineError::new(
-                        "UNKNOWN_TOPIC_OR_PART",
-                        format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
-                    )
-                })?;
+            metadata::consumer_topic_partitions(&self.consumer, &s.topic, Duration::ZERO, fetch)?.ok_or_else(|| {
+                EngineError::new(
+                    "UNKNOWN_TOPIC_OR_PART",
+                    format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
+                )
+            })?;
         let mut tpl = TopicPartitionList::new();
         for p in &ids {
             tpl.add_partition(&s.topic, *p);
@@ -279,14 +279,7 @@ mod tests {
     }
 
     fn judge(m: &mut LagMonitor, total: i64) -> LagOutcome {
-        let mut o = LagOutcome {
-            total,
-            partitions: vec![],
-            growth: None,
-            growing_windows: 0,
-            elapsed: Duration::ZERO,
-            error: None,
-        };
+        let mut o = LagOutcome { total, ..LagOutcome::default() };
         m.verdict(&mut o);
         o
     }
@@ -324,10 +317,7 @@ mod tests {
                 PartitionLag { partition: 0, committed: Some(10), end: 12, lag: 2 },
                 PartitionLag { partition: 1, committed: None, end: 5, lag: 5 },
             ],
-            growth: None,
-            growing_windows: 0,
-            elapsed: Duration::ZERO,
-            error: None,
+            ..LagOutcome::default()
         };
         assert_eq!(o.partitions_text(), "p0=2 p1=5(no commit)");
     }

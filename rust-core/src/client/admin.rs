@@ -12,7 +12,7 @@ use rdkafka::types::RDKafkaErrorCode;
 
 use super::config::create;
 use super::context::ClientCtx;
-use super::metadata;
+use super::metadata::{self, Fetch};
 use super::settings::servers;
 use crate::error::EngineError;
 
@@ -53,9 +53,13 @@ pub fn end_offsets(
     timeout: Duration,
 ) -> Result<Vec<i64>, EngineError> {
     let consumer: BaseConsumer<ClientCtx> = create(connection, ClientCtx::default(), "consumer")?;
-    let partitions =
-        metadata::topic_partitions(consumer.client(), topic, servers(connection), timeout, Duration::ZERO, "")?
-            .ok_or_else(|| EngineError::new("UNKNOWN_TOPIC_OR_PART", format!("topic '{topic}' does not exist")))?;
+    let partitions = metadata::topic_partitions(
+        consumer.client(),
+        topic,
+        Duration::ZERO,
+        Fetch { servers: servers(connection), timeout, advice: "" },
+    )?
+    .ok_or_else(|| EngineError::new("UNKNOWN_TOPIC_OR_PART", format!("topic '{topic}' does not exist")))?;
     partitions
         .into_iter()
         .map(|p| {

@@ -12,24 +12,35 @@ use rdkafka::ClientContext;
 use super::context::HasClientCtx;
 use crate::error::EngineError;
 
-/// All topics' metadata (asking for one topic alone could auto-create it). `advice` ends the error message.
-pub fn all_topics<C: ClientContext + HasClientCtx>(
-    client: &Client<C>,
-    servers: &str,
-    timeout: Duration,
-    advice: &str,
-) -> Result<Metadata, EngineError> {
-    client.fetch_metadata(None, timeout).map_err(|e| {
-        // The client's own latest error explains the failure best.
-        let err = client.context().client_ctx().last_error().unwrap_or_else(|| EngineError::from_kafka(&e));
-        no_broker(err, servers, timeout, advice)
-    })
+/// How a metadata fetch may wait and what its error says when no broker answers: the bootstrap list it names and
+/// the advice that ends the message (empty, or "; check ...").
+#[derive(Clone, Copy)]
+pub struct Fetch<'a> {
+    pub servers: &'a str,
+    pub timeout: Duration,
+    pub advice: &'a str,
 }
 
-fn no_broker(mut cause: EngineError, servers: &str, timeout: Duration, advice: &str) -> EngineError {
-    cause.message =
-        format!("no broker at {servers} answered within {} ms ({}){advice}", timeout.as_millis(), cause.message);
-    cause
+impl Fetch<'_> {
+    fn no_broker(&self, mut cause: EngineError) -> EngineError {
+        cause.message = format!(
+            "no broker at {} answered within {} ms ({}){}",
+            self.servers,
+            self.timeout.as_millis(),
+            cause.message,
+            self.advice
+        );
+        cause
+    }
+}
+
+/// All topics' metadata (asking for one topic alone could auto-create it).
+pub fn all_topics<C: ClientContext + HasClientCtx>(client: &Client<C>, fetch: Fetch) -> Result<Metadata, EngineError> {
+    client.fetch_metadata(None, fetch.timeout).map_err(|e| {
+        // The client's own latest error explains the failure best.
+        let err = client.context().client_ctx().last_error().unwrap_or_else(|| EngineError::from_kafka(&e));
+        fetch.no_broker(err)
+    })
 }
 
 /// Errors that say why no broker answered better than a transport failure does.
@@ -52,12 +63,10 @@ fn explains(code: RDKafkaErrorCode) -> bool {
 pub fn consumer_topic_partitions<C: ConsumerContext + HasClientCtx>(
     consumer: &BaseConsumer<C>,
     topic: &str,
-    servers: &str,
-    timeout: Duration,
     wait: Duration,
-    advice: &str,
+    fetch: Fetch,
 ) -> Result<Option<Vec<i32>>, EngineError> {
-    let result = topic_partitions(consumer.client(), topic, servers, timeout, wait, advice);
+    let result = topic_partitions(consumer.client(), topic, wait, fetch);
     if result.is_err() && consumer.context().client_ctx().last_error().is_none() {
         // Nothing is assigned yet, so a poll returns no record, only the queued error events (with their code; the
         // reason is in librdkafka's latest error log line).
@@ -70,19 +79,19 @@ pub fn consumer_topic_partitions<C: ConsumerContext + HasClientCtx>(
                     if let Some(line) = ctx.last_log_error() {
                         cause.message = line;
                     }
-                    return Err(no_broker(cause, servers, timeout, advice));
+                    return Err(fetch.no_broker(cause));
                 }
                 Some(_) => {}
             }
         }
         if let Some(cause) = ctx.last_error() {
-            return Err(no_broker(cause, servers, timeout, advice));
+            return Err(fetch.no_broker(cause));
         }
         // The error events may still sit in the main queue (served only at close): librdkafka's log line has the
         // cause already.
         if let (Some(line), Err(e)) = (ctx.last_log_error(), &result) {
             let code = if line.contains("SASL authentication") { "AUTHENTICATION" } else { e.code.as_str() };
-            return Err(no_broker(EngineError::new(code, line), servers, timeout, advice));
+            return Err(fetch.no_broker(EngineError::new(code, line)));
         }
     }
     result
@@ -93,14 +102,12 @@ pub fn consumer_topic_partitions<C: ConsumerContext + HasClientCtx>(
 pub fn topic_partitions<C: ClientContext + HasClientCtx>(
     client: &Client<C>,
     topic: &str,
-    servers: &str,
-    timeout: Duration,
     wait: Duration,
-    advice: &str,
+    fetch: Fetch,
 ) -> Result<Option<Vec<i32>>, EngineError> {
     let until = Instant::now() + wait;
     loop {
-        let metadata = all_topics(client, servers, timeout, advice)?;
+        let metadata = all_topics(client, fetch)?;
         if let Some(t) = metadata.topics().iter().find(|t| t.name() == topic) {
             let mut ids: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
             ids.sort_unstable();

@@ -27,9 +27,10 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::audit::SENT_US_HEADER;
+use crate::client::config;
 use crate::client::context::{guarded, ClientCtx, HasClientCtx};
+use crate::client::metadata::{self, Fetch};
 use crate::client::settings::servers;
-use crate::client::{config, metadata};
 use crate::error::{EngineError, INTERRUPTED};
 use crate::report::Run;
 use crate::schema::RecordDecoder;
@@ -547,18 +548,18 @@ fn topic_partitions(
 ) -> Result<Vec<i32>, EngineError> {
     let servers = servers(&settings.client);
     let advice = "; check bootstrap.servers and that the broker is running";
-    metadata::consumer_topic_partitions(consumer, &settings.topic, servers, settings.timeout, settings.timeout, advice)?
-        .ok_or_else(|| {
-            EngineError::new(
-                "UNKNOWN_TOPIC_OR_PART",
-                format!(
-                    "topic '{}' does not exist on {servers} (waited {} ms, timeout.ms); create it or start the \
+    let fetch = Fetch { servers, timeout: settings.timeout, advice };
+    metadata::consumer_topic_partitions(consumer, &settings.topic, settings.timeout, fetch)?.ok_or_else(|| {
+        EngineError::new(
+            "UNKNOWN_TOPIC_OR_PART",
+            format!(
+                "topic '{}' does not exist on {servers} (waited {} ms, timeout.ms); create it or start the \
                      producers first (topic.create=true)",
-                    settings.topic,
-                    settings.timeout.as_millis()
-                ),
-            )
-        })
+                settings.topic,
+                settings.timeout.as_millis()
+            ),
+        )
+    })
 }
 
 fn consumer_error(e: &KafkaError, settings: &ConsumerSettings) -> EngineError {

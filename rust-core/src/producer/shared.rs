@@ -17,8 +17,9 @@ use super::settings::{Preflight, ProducerSettings, Scope};
 use super::slot::{ProducerCtx, Ticket};
 use crate::breakdown::Knobs;
 use crate::client::context::HasClientCtx;
+use crate::client::metadata::{self, Fetch};
 use crate::client::settings::{connection_properties, servers};
-use crate::client::{admin, config, metadata};
+use crate::client::{admin, config};
 use crate::error::EngineError;
 use crate::report::Run;
 
@@ -240,7 +241,10 @@ fn prepare(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<(), 
         // Probe first: the admin request alone would wait out its own 30 s and say only OperationTimedOut, while
         // the producer's metadata request fails within timeout.ms with librdkafka's cause (refused, resolve, SASL).
         let advice = "; check bootstrap.servers, the security settings and that the broker is running";
-        metadata::all_topics(producer.client(), servers(&settings.client), settings.timeout, advice)?;
+        metadata::all_topics(
+            producer.client(),
+            Fetch { servers: servers(&settings.client), timeout: settings.timeout, advice },
+        )?;
         let connection = connection_properties(&settings.client);
         if admin::create_topic(&connection, &settings.topic, partitions, replication, settings.timeout)? {
             log::info!(
@@ -262,9 +266,13 @@ fn preflight(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<()
     let servers = servers(&settings.client);
     let advice = "; check bootstrap.servers, the security settings and that the broker is running";
     let propagation = settings.timeout.min(Duration::from_secs(5));
-    let partitions =
-        metadata::topic_partitions(producer.client(), &settings.topic, servers, settings.timeout, propagation, advice)?
-            .ok_or_else(|| missing_topic(settings, servers))?;
+    let partitions = metadata::topic_partitions(
+        producer.client(),
+        &settings.topic,
+        propagation,
+        Fetch { servers, timeout: settings.timeout, advice },
+    )?
+    .ok_or_else(|| missing_topic(settings, servers))?;
     check_partitions(settings, servers, partitions.len() as u32)
 }
 
