@@ -244,28 +244,19 @@ impl LagMonitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::settings::test_pairs;
 
     fn monitor(windows: u32, tolerance: i64) -> LagMonitor {
-        let pairs: Vec<(String, String)> = [
-            ("topic", "t"),
-            ("group.id", "g"),
-            ("bootstrap.servers", "127.0.0.1:1"),
-            ("lag.windows", &windows.to_string()),
-            ("lag.tolerance", &tolerance.to_string()),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+        let (windows, tolerance) = (windows.to_string(), tolerance.to_string());
+        let pairs = test_pairs(
+            &[("topic", "t"), ("group.id", "g"), ("bootstrap.servers", "127.0.0.1:1")],
+            &[("lag.windows", &windows), ("lag.tolerance", &tolerance)],
+        );
         LagMonitor::open(parse_lag(&pairs).unwrap()).unwrap()
     }
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v: Vec<(String, String)> = [("bootstrap.servers", "127.0.0.1:9092"), ("topic", "t"), ("group.id", "g")]
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        v
+        test_pairs(&[("bootstrap.servers", "127.0.0.1:9092"), ("topic", "t"), ("group.id", "g")], items)
     }
 
     #[test]

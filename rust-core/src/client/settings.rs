@@ -15,6 +15,12 @@ pub struct Split<'a> {
     pub explicit: Vec<(String, String)>,
 }
 
+/// Test input: the `base` settings a parse needs, then `items`, as the Java side passes them (in order).
+#[cfg(test)]
+pub(crate) fn test_pairs(base: &[(&str, &str)], items: &[(&str, &str)]) -> Vec<(String, String)> {
+    base.iter().chain(items).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
 /// Separates `keys` (the sampler's own) from client properties; blank values are skipped.
 pub fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'a>, EngineError> {
     let mut sampler = BTreeMap::new();

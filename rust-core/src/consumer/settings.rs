@@ -281,15 +281,10 @@ pub(crate) fn candidates(keys: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::settings::test_pairs;
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v = vec![
-            ("bootstrap.servers".to_string(), "127.0.0.1:9092".to_string()),
-            ("topic".to_string(), "t".to_string()),
-            ("group.id".to_string(), "g".to_string()),
-        ];
-        v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        v
+        test_pairs(&[("bootstrap.servers", "127.0.0.1:9092"), ("topic", "t"), ("group.id", "g")], items)
     }
 
     fn err(items: &[(&str, &str)]) -> String {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::producer::stats::new_histogram;
+use crate::producer::stats::{add_counts, count_code, new_histogram};
 
 /// kafka-consumer-perf-test's header line.
 pub const PERF_HEADER: &str = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, \
@@ -141,12 +141,7 @@ impl ConsumerTotals {
     }
 
     pub fn record_error(&mut self, code: &str) {
-        match self.errors.get_mut(code) {
-            Some(n) => *n += 1,
-            None => {
-                self.errors.insert(code.to_string(), 1);
-            }
-        }
+        count_code(&mut self.errors, code);
     }
 
     pub fn merge(&mut self, other: &ConsumerTotals) {
@@ -161,12 +156,8 @@ impl ConsumerTotals {
         self.empty_samples += other.empty_samples;
         self.failed_samples += other.failed_samples;
         self.check_failures += other.check_failures;
-        for (k, v) in &other.errors {
-            *self.errors.entry(k.clone()).or_default() += v;
-        }
-        for (k, v) in &other.per_partition {
-            *self.per_partition.entry(*k).or_default() += v;
-        }
+        add_counts(&mut self.errors, &other.errors);
+        add_counts(&mut self.per_partition, &other.per_partition);
         self.at_start.extend(other.at_start.iter().map(|(p, s)| (*p, *s)));
         self.rebalances += other.rebalances;
         // Threads join and rebalance at the same time: the run's rebalance time is the longest of theirs.

@@ -352,12 +352,10 @@ fn suggestion_candidates() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::settings::test_pairs;
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        let mut v =
-            vec![("topic".to_string(), "t".to_string()), ("bootstrap.servers".to_string(), "b:9092".to_string())];
-        v.extend(items.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        v
+        test_pairs(&[("topic", "t"), ("bootstrap.servers", "b:9092")], items)
     }
 
     fn err(items: &[(&str, &str)]) -> String {

@@ -72,6 +72,24 @@ impl Default for Totals {
     }
 }
 
+/// One more `code` in a count by error code; the code's name is allocated only the first time it is met (a failing
+/// run records the same few codes many times).
+pub fn count_code(counts: &mut BTreeMap<String, u64>, code: &str) {
+    match counts.get_mut(code) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(code.to_string(), 1);
+        }
+    }
+}
+
+/// Adds another handle's counts (by error code, by partition) into `into`.
+pub fn add_counts<K: Ord + Clone>(into: &mut BTreeMap<K, u64>, other: &BTreeMap<K, u64>) {
+    for (k, v) in other {
+        *into.entry(k.clone()).or_default() += v;
+    }
+}
+
 impl Totals {
     /// One acknowledged message.
     pub fn record_ack(&mut self, latency: Duration, bytes: usize, partition: i32, at: Instant) {
@@ -86,12 +104,7 @@ impl Totals {
     /// One failed message, by code.
     pub fn record_failure(&mut self, code: &str) {
         self.failed += 1;
-        match self.errors.get_mut(code) {
-            Some(n) => *n += 1,
-            None => {
-                self.errors.insert(code.to_string(), 1);
-            }
-        }
+        count_code(&mut self.errors, code);
     }
 
     /// One message handed to librdkafka.
@@ -109,12 +122,8 @@ impl Totals {
         self.failed += other.failed;
         self.bytes_acked += other.bytes_acked;
         self.acked_after_timeout += other.acked_after_timeout;
-        for (k, v) in &other.errors {
-            *self.errors.entry(k.clone()).or_default() += v;
-        }
-        for (k, v) in &other.per_partition {
-            *self.per_partition.entry(*k).or_default() += v;
-        }
+        add_counts(&mut self.errors, &other.errors);
+        add_counts(&mut self.per_partition, &other.per_partition);
         self.retries += other.retries;
         if let Some(other_delay) = &other.schedule_delay_us {
             let mine = self.schedule_delay_us.get_or_insert_with(new_histogram);
