@@ -12,6 +12,7 @@ use apache_avro::types::Value;
 use apache_avro::Schema;
 use serde_json::Value as Json;
 
+use super::generator::{Generator, Plan};
 use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules, SeqState, ValueRule};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
@@ -274,38 +275,35 @@ fn decimal_value(unscaled: i128) -> Value {
     Value::Decimal(apache_avro::Decimal::from(&bytes[start..]))
 }
 
-/// One node of the generation plan.
-enum Node {
+/// One node of the Avro generation plan: the field rule's value chooser, tried first, and how to make a value
+/// otherwise.
+pub struct Node {
+    leaf: Leaf,
+    random: Random,
+}
+
+/// How a node makes a random value.
+enum Random {
     Null,
-    Boolean(Leaf),
-    Int(Leaf, (i64, i64)),
-    Long(Leaf, (i64, i64)),
-    Float(Leaf, (f64, f64)),
-    Double(Leaf, (f64, f64)),
-    Bytes(Leaf, (usize, usize)),
-    Str(Leaf, (usize, usize)),
-    Uuid(Leaf),
-    Enum(Leaf, Vec<String>),
-    Fixed(Leaf, usize),
-    Decimal(Leaf, DecimalSchema, (f64, f64)),
-    Date(Leaf, (i64, i64)),
-    TimeMillis(Leaf, (i64, i64)),
-    TimeMicros(Leaf, (i64, i64)),
-    TimestampMillis(Leaf, (i64, i64)),
-    TimestampMicros(Leaf, (i64, i64)),
-    TimestampNanos(Leaf, (i64, i64)),
-    LocalTimestampMillis(Leaf, (i64, i64)),
-    LocalTimestampMicros(Leaf, (i64, i64)),
-    LocalTimestampNanos(Leaf, (i64, i64)),
-    Duration(Leaf),
-    Record(Leaf, Vec<(String, Node)>),
+    Boolean,
+    /// A whole number in the range, made into its Avro type (int, long, date, time or timestamp).
+    Whole((i64, i64), fn(i64) -> Value),
+    /// A number in the range, made into float or double.
+    Real((f64, f64), fn(f64) -> Value),
+    Bytes((usize, usize)),
+    Str((usize, usize)),
+    Uuid,
+    Enum(Vec<String>),
+    Fixed(usize),
+    Decimal(DecimalSchema, (f64, f64)),
+    Duration,
+    Record(Vec<(String, Node)>),
     Array((usize, usize), Box<Node>),
     Map((usize, usize), Box<Node>),
     /// A union: the null branch (if any) with its ratio, and the other branches.
     Union {
         null: Option<(u32, f64)>,
         branches: Vec<(u32, Node)>,
-        leaf: Leaf,
     },
 }
 
@@ -327,12 +325,8 @@ enum SeqKind {
     Str,
 }
 
-/// A generator of random records for one Avro schema (one per thread: it holds counters and an RNG).
-pub struct AvroGenerator {
-    root: Node,
-    rng: fastrand::Rng,
-    seq: u64,
-}
+/// A generator of random Avro records for one schema.
+pub type AvroGenerator = Generator<Node>;
 
 impl AvroGenerator {
     /// Builds the plan; fails on a rule that does not fit its field or names no field.
@@ -340,26 +334,21 @@ impl AvroGenerator {
         let mut known = BTreeSet::new();
         let root = plan(&schema.schema, schema, rules, "", 0, &mut known, what)?;
         rules.check_paths(&known, what)?;
-        Ok(AvroGenerator { root, rng: fastrand::Rng::new(), seq: 0 })
-    }
-
-    /// Uses a fixed seed (tests: reproducible records).
-    pub fn with_seed(mut self, seed: u64) -> AvroGenerator {
-        self.rng = fastrand::Rng::with_seed(seed);
-        self
-    }
-
-    /// The next record as an Avro value.
-    pub fn next_value(&mut self) -> Value {
-        let seq = self.seq;
-        self.seq += 1;
-        generate(&mut self.root, &mut self.rng, seq)
+        Ok(Generator::of(root))
     }
 
     /// The next record, encoded, appended to `out`.
     pub fn next_into(&mut self, schema: &AvroSchema, out: &mut Vec<u8>) -> Result<(), EngineError> {
-        let value = self.next_value();
+        let value = self.next_record();
         schema.write(&value, out)
+    }
+}
+
+impl Plan for Node {
+    type Record = Value;
+
+    fn generate(&mut self, rng: &mut fastrand::Rng, seq: u64) -> Value {
+        generate(self, rng, seq)
     }
 }
 
@@ -393,43 +382,43 @@ fn plan(
     let range_i = |default: (i64, i64)| r.range.map(|(a, b)| (a.round() as i64, b.round() as i64)).unwrap_or(default);
     let now = now_millis();
     let year_ms = 365 * 24 * 3_600_000i64;
-    Ok(match schema {
-        Schema::Null => Node::Null,
-        Schema::Boolean => Node::Boolean(leaf(None)?),
-        Schema::Int => Node::Int(leaf(Some(SeqKind::Int))?, range_i((0, 1_000_000))),
-        Schema::Long => Node::Long(leaf(Some(SeqKind::Long))?, range_i((0, 1_000_000_000))),
-        Schema::Float => Node::Float(leaf(Some(SeqKind::Float))?, r.range.unwrap_or((0.0, 1000.0))),
-        Schema::Double => Node::Double(leaf(Some(SeqKind::Double))?, r.range.unwrap_or((0.0, 1000.0))),
-        Schema::Bytes => Node::Bytes(leaf(None)?, r.length.unwrap_or((8, 16))),
-        Schema::String => Node::Str(leaf(Some(SeqKind::Str))?, r.length.unwrap_or((8, 16))),
-        Schema::Uuid(_) => Node::Uuid(leaf(None)?),
-        Schema::Enum(e) => Node::Enum(leaf(None)?, e.symbols.clone()),
-        Schema::Fixed(f) => Node::Fixed(leaf(None)?, f.size),
+    // dates and timestamps: within a year before now, so that they look like production data; `per_ms` is the unit
+    let within_year = |per_ms: i64| range_i(((now - year_ms) * per_ms, now * per_ms));
+    let (leaf, random) = match schema {
+        Schema::Null => (Leaf::Random, Random::Null),
+        Schema::Boolean => (leaf(None)?, Random::Boolean),
+        Schema::Int => (leaf(Some(SeqKind::Int))?, Random::Whole(range_i((0, 1_000_000)), |n| Value::Int(n as i32))),
+        Schema::Long => (leaf(Some(SeqKind::Long))?, Random::Whole(range_i((0, 1_000_000_000)), Value::Long)),
+        Schema::Float => {
+            (leaf(Some(SeqKind::Float))?, Random::Real(r.range.unwrap_or((0.0, 1000.0)), |x| Value::Float(x as f32)))
+        }
+        Schema::Double => (leaf(Some(SeqKind::Double))?, Random::Real(r.range.unwrap_or((0.0, 1000.0)), Value::Double)),
+        Schema::Bytes => (leaf(None)?, Random::Bytes(r.length.unwrap_or((8, 16)))),
+        Schema::String => (leaf(Some(SeqKind::Str))?, Random::Str(r.length.unwrap_or((8, 16)))),
+        Schema::Uuid(_) => (leaf(None)?, Random::Uuid),
+        Schema::Enum(e) => (leaf(None)?, Random::Enum(e.symbols.clone())),
+        Schema::Fixed(f) => (leaf(None)?, Random::Fixed(f.size)),
         Schema::Decimal(d) => {
             let max_digits = d.precision.saturating_sub(d.scale).min(12) as i32;
             let top = 10f64.powi(max_digits) - 1.0;
-            Node::Decimal(leaf(None)?, d.clone(), r.range.unwrap_or((0.0, top.max(0.0))))
+            (leaf(None)?, Random::Decimal(d.clone(), r.range.unwrap_or((0.0, top.max(0.0)))))
         }
         Schema::BigDecimal => {
             return Err(at("the big-decimal logical type is not supported for generation; use decimal".into()))
         }
-        // dates and timestamps: within a year before now, so that they look like production data
-        Schema::Date => Node::Date(leaf(None)?, range_i(((now - year_ms) / 86_400_000, now / 86_400_000))),
-        Schema::TimeMillis => Node::TimeMillis(leaf(None)?, range_i((0, 86_399_999))),
-        Schema::TimeMicros => Node::TimeMicros(leaf(None)?, range_i((0, 86_399_999_999))),
-        Schema::TimestampMillis => Node::TimestampMillis(leaf(None)?, range_i((now - year_ms, now))),
-        Schema::TimestampMicros => Node::TimestampMicros(leaf(None)?, range_i(((now - year_ms) * 1000, now * 1000))),
-        Schema::TimestampNanos => {
-            Node::TimestampNanos(leaf(None)?, range_i(((now - year_ms) * 1_000_000, now * 1_000_000)))
-        }
-        Schema::LocalTimestampMillis => Node::LocalTimestampMillis(leaf(None)?, range_i((now - year_ms, now))),
-        Schema::LocalTimestampMicros => {
-            Node::LocalTimestampMicros(leaf(None)?, range_i(((now - year_ms) * 1000, now * 1000)))
-        }
-        Schema::LocalTimestampNanos => {
-            Node::LocalTimestampNanos(leaf(None)?, range_i(((now - year_ms) * 1_000_000, now * 1_000_000)))
-        }
-        Schema::Duration(_) => Node::Duration(leaf(None)?),
+        Schema::Date => (
+            leaf(None)?,
+            Random::Whole(range_i(((now - year_ms) / 86_400_000, now / 86_400_000)), |n| Value::Date(n as i32)),
+        ),
+        Schema::TimeMillis => (leaf(None)?, Random::Whole(range_i((0, 86_399_999)), |n| Value::TimeMillis(n as i32))),
+        Schema::TimeMicros => (leaf(None)?, Random::Whole(range_i((0, 86_399_999_999)), Value::TimeMicros)),
+        Schema::TimestampMillis => (leaf(None)?, Random::Whole(within_year(1), Value::TimestampMillis)),
+        Schema::TimestampMicros => (leaf(None)?, Random::Whole(within_year(1000), Value::TimestampMicros)),
+        Schema::TimestampNanos => (leaf(None)?, Random::Whole(within_year(1_000_000), Value::TimestampNanos)),
+        Schema::LocalTimestampMillis => (leaf(None)?, Random::Whole(within_year(1), Value::LocalTimestampMillis)),
+        Schema::LocalTimestampMicros => (leaf(None)?, Random::Whole(within_year(1000), Value::LocalTimestampMicros)),
+        Schema::LocalTimestampNanos => (leaf(None)?, Random::Whole(within_year(1_000_000), Value::LocalTimestampNanos)),
+        Schema::Duration(_) => (leaf(None)?, Random::Duration),
         Schema::Record(rec) => {
             let leaf = leaf(None)?;
             if depth > MAX_DEPTH {
@@ -449,19 +438,20 @@ fn plan(
                 }
                 fields.push((name.clone(), plan(field_schema, all, rules, &field_path, depth + 1, known, what)?));
             }
-            Node::Record(leaf, fields)
+            (leaf, Random::Record(fields))
         }
         Schema::Array(a) => {
             let item = plan(&a.items, all, rules, path, depth + 1, known, what)?;
-            Node::Array(r.size.unwrap_or((1, 3)), Box::new(item))
+            (Leaf::Random, Random::Array(r.size.unwrap_or((1, 3)), Box::new(item)))
         }
         Schema::Map(m) => {
             let value = plan(&m.types, all, rules, path, depth + 1, known, what)?;
-            Node::Map(r.size.unwrap_or((1, 3)), Box::new(value))
+            (Leaf::Random, Random::Map(r.size.unwrap_or((1, 3)), Box::new(value)))
         }
-        Schema::Union(u) => plan_union(u, schema, r, all, rules, path, depth, known, what)?,
+        Schema::Union(u) => return plan_union(u, schema, r, all, rules, path, depth, known, what),
         Schema::Ref { name } => return Err(at(format!("the schema refers to an unknown type '{name}'"))),
-    })
+    };
+    Ok(Node { leaf, random })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -497,7 +487,7 @@ fn plan_union(
             "{what}: {path}: null(…) needs an optional field (a union with null)"
         )));
     }
-    Ok(Node::Union { null: null.map(|n| (n, ratio)), branches, leaf })
+    Ok(Node { leaf, random: Random::Union { null: null.map(|n| (n, ratio)), branches } })
 }
 
 /// Converts a field's value rule into a [`Leaf`] for a node of `schema`.
@@ -555,60 +545,29 @@ fn uniform_f64(rng: &mut fastrand::Rng, (lo, hi): (f64, f64)) -> f64 {
 }
 
 fn generate(node: &mut Node, rng: &mut fastrand::Rng, seq: u64) -> Value {
-    macro_rules! ruled {
-        ($leaf:expr) => {
-            if let Some(v) = from_leaf($leaf, rng, seq) {
-                return v;
-            }
-        };
+    if let Some(v) = from_leaf(&mut node.leaf, rng, seq) {
+        return v;
     }
-    match node {
-        Node::Null => Value::Null,
-        Node::Boolean(l) => {
-            ruled!(l);
-            Value::Boolean(rng.bool())
-        }
-        Node::Int(l, (lo, hi)) => {
-            ruled!(l);
-            Value::Int(rng.i64(*lo..=*hi) as i32)
-        }
-        Node::Long(l, (lo, hi)) => {
-            ruled!(l);
-            Value::Long(rng.i64(*lo..=*hi))
-        }
-        Node::Float(l, range) => {
-            ruled!(l);
-            Value::Float(uniform_f64(rng, *range) as f32)
-        }
-        Node::Double(l, range) => {
-            ruled!(l);
-            Value::Double(uniform_f64(rng, *range))
-        }
-        Node::Bytes(l, len) => {
-            ruled!(l);
+    match &mut node.random {
+        Random::Null => Value::Null,
+        Random::Boolean => Value::Boolean(rng.bool()),
+        Random::Whole((lo, hi), make) => make(rng.i64(*lo..=*hi)),
+        Random::Real(range, make) => make(uniform_f64(rng, *range)),
+        Random::Bytes(len) => {
             let n = pick_len(rng, *len);
             Value::Bytes((0..n).map(|_| rng.u8(..)).collect())
         }
-        Node::Str(l, len) => {
-            ruled!(l);
+        Random::Str(len) => {
             let n = pick_len(rng, *len);
             Value::String(random_text(rng, n))
         }
-        Node::Uuid(l) => {
-            ruled!(l);
-            Value::Uuid(random_uuid(rng))
-        }
-        Node::Enum(l, symbols) => {
-            ruled!(l);
+        Random::Uuid => Value::Uuid(random_uuid(rng)),
+        Random::Enum(symbols) => {
             let i = rng.usize(..symbols.len());
             Value::Enum(i as u32, symbols[i].clone())
         }
-        Node::Fixed(l, size) => {
-            ruled!(l);
-            Value::Fixed(*size, (0..*size).map(|_| rng.u8(..)).collect())
-        }
-        Node::Decimal(l, d, range) => {
-            ruled!(l);
+        Random::Fixed(size) => Value::Fixed(*size, (0..*size).map(|_| rng.u8(..)).collect()),
+        Random::Decimal(d, range) => {
             let x = uniform_f64(rng, *range);
             let unscaled = (x * 10f64.powi(d.scale as i32)).round() as i128;
             let v = decimal_value(unscaled);
@@ -625,66 +584,23 @@ fn generate(node: &mut Node, rng: &mut fastrand::Rng, seq: u64) -> Value {
                 (_, v) => v,
             }
         }
-        Node::Date(l, (lo, hi)) => {
-            ruled!(l);
-            Value::Date(rng.i64(*lo..=*hi) as i32)
-        }
-        Node::TimeMillis(l, (lo, hi)) => {
-            ruled!(l);
-            Value::TimeMillis(rng.i64(*lo..=*hi) as i32)
-        }
-        Node::TimeMicros(l, (lo, hi)) => {
-            ruled!(l);
-            Value::TimeMicros(rng.i64(*lo..=*hi))
-        }
-        Node::TimestampMillis(l, (lo, hi)) => {
-            ruled!(l);
-            Value::TimestampMillis(rng.i64(*lo..=*hi))
-        }
-        Node::TimestampMicros(l, (lo, hi)) => {
-            ruled!(l);
-            Value::TimestampMicros(rng.i64(*lo..=*hi))
-        }
-        Node::TimestampNanos(l, (lo, hi)) => {
-            ruled!(l);
-            Value::TimestampNanos(rng.i64(*lo..=*hi))
-        }
-        Node::LocalTimestampMillis(l, (lo, hi)) => {
-            ruled!(l);
-            Value::LocalTimestampMillis(rng.i64(*lo..=*hi))
-        }
-        Node::LocalTimestampMicros(l, (lo, hi)) => {
-            ruled!(l);
-            Value::LocalTimestampMicros(rng.i64(*lo..=*hi))
-        }
-        Node::LocalTimestampNanos(l, (lo, hi)) => {
-            ruled!(l);
-            Value::LocalTimestampNanos(rng.i64(*lo..=*hi))
-        }
-        Node::Duration(l) => {
-            ruled!(l);
-            Value::Duration(apache_avro::Duration::new(
-                apache_avro::Months::new(rng.u32(0..12)),
-                apache_avro::Days::new(rng.u32(0..31)),
-                apache_avro::Millis::new(rng.u32(0..86_400_000)),
-            ))
-        }
-        Node::Record(l, fields) => {
-            ruled!(l);
+        Random::Duration => Value::Duration(apache_avro::Duration::new(
+            apache_avro::Months::new(rng.u32(0..12)),
+            apache_avro::Days::new(rng.u32(0..31)),
+            apache_avro::Millis::new(rng.u32(0..86_400_000)),
+        )),
+        Random::Record(fields) => {
             Value::Record(fields.iter_mut().map(|(name, n)| (name.clone(), generate(n, rng, seq))).collect())
         }
-        Node::Array(size, item) => {
+        Random::Array(size, item) => {
             let n = pick_len(rng, *size);
             Value::Array((0..n).map(|_| generate(item, rng, seq)).collect())
         }
-        Node::Map(size, value) => {
+        Random::Map(size, value) => {
             let n = pick_len(rng, *size);
             Value::Map((0..n).map(|_| (random_text(rng, 8), generate(value, rng, seq))).collect())
         }
-        Node::Union { null, branches, leaf } => {
-            if let Some(v) = from_leaf(leaf, rng, seq) {
-                return v;
-            }
+        Random::Union { null, branches } => {
             if let Some((index, ratio)) = null {
                 if branches.is_empty() || rng.f64() < *ratio {
                     return Value::Union(*index, Box::new(Value::Null));
@@ -745,7 +661,7 @@ mod tests {
         let mut generator = AvroGenerator::new(&schema, &rules, "value.schema.rules").unwrap().with_seed(7);
         let now = now_millis();
         for i in 0..200i64 {
-            let value = generator.next_value();
+            let value = generator.next_record();
             assert!(value.validate(&schema.schema), "invalid record {value:?}");
             assert_eq!(field(&value, "id"), &Value::Long(1000 + 10 * i));
             assert_eq!(field(&value, "code"), &Value::String(format!("ORD-{i}")));
@@ -782,7 +698,7 @@ mod tests {
         let schema = AvroSchema::parse(ORDER, "order.avsc").unwrap();
         let rules = Rules::parse("note = null(0.3) length(4)", "r").unwrap();
         let mut generator = AvroGenerator::new(&schema, &rules, "r").unwrap().with_seed(3);
-        let nulls = (0..2000).filter(|_| unwrap_union(field(&generator.next_value(), "note")) == &Value::Null).count();
+        let nulls = (0..2000).filter(|_| unwrap_union(field(&generator.next_record(), "note")) == &Value::Null).count();
         assert!((450..750).contains(&nulls), "{nulls} nulls in 2000 records with null(0.3)");
     }
 

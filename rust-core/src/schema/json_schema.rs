@@ -13,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Number, Value as Json};
 
+use super::generator::{Generator, Plan};
 use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules, SeqState, Template, ValueRule};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
@@ -143,12 +144,11 @@ enum StrKind {
     Ipv4,
 }
 
-/// A generator of random records for one JSON Schema (one per thread).
-pub struct JsonGenerator {
-    root: Node,
-    rng: fastrand::Rng,
-    seq: u64,
-}
+/// A generator of random records for one JSON Schema.
+pub type JsonGenerator = Generator<JsonPlan>;
+
+/// The generation plan of a JSON Schema: its root node.
+pub struct JsonPlan(Node);
 
 impl JsonGenerator {
     /// Builds the plan; fails on rules that do not fit or keywords that cannot be generated.
@@ -161,26 +161,21 @@ impl JsonGenerator {
             ))
         })?;
         rules.check_paths(&known, what)?;
-        Ok(JsonGenerator { root, rng: fastrand::Rng::new(), seq: 0 })
-    }
-
-    /// Uses a fixed seed (tests).
-    pub fn with_seed(mut self, seed: u64) -> JsonGenerator {
-        self.rng = fastrand::Rng::with_seed(seed);
-        self
-    }
-
-    /// The next record.
-    pub fn next_value(&mut self) -> Json {
-        let seq = self.seq;
-        self.seq += 1;
-        generate(&mut self.root, &mut self.rng, seq)
+        Ok(Generator::of(JsonPlan(root)))
     }
 
     /// The next record as JSON text appended to `out`.
     pub fn next_into(&mut self, _doc: &JsonSchemaDoc, out: &mut Vec<u8>) -> Result<(), EngineError> {
-        let value = self.next_value();
+        let value = self.next_record();
         serde_json::to_writer(out, &value).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))
+    }
+}
+
+impl Plan for JsonPlan {
+    type Record = Json;
+
+    fn generate(&mut self, rng: &mut fastrand::Rng, seq: u64) -> Json {
+        generate(&mut self.0, rng, seq)
     }
 }
 
@@ -494,7 +489,7 @@ mod tests {
         let mut g = JsonGenerator::new(&doc, &rules, "value.schema.rules").unwrap().with_seed(5);
         let mut nulls = 0;
         for i in 0..300 {
-            let v = g.next_value();
+            let v = g.next_record();
             let mut out = Vec::new();
             serde_json::to_writer(&mut out, &v).unwrap();
             let back = doc.decode(&out).unwrap_or_else(|e| panic!("{e}: {v}"));

@@ -24,6 +24,7 @@
 //! | consumer: `value.assert` | `field.path=expected` checked on every decoded record |
 
 pub mod avro;
+pub mod generator;
 pub mod json_schema;
 pub mod protobuf;
 pub mod registry;

@@ -16,6 +16,7 @@ use prost_reflect::{
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 use serde_json::Value as Json;
 
+use super::generator::{Generator, Plan};
 use super::rules::{pick_len, random_text, FieldRules, Rules, SeqState, ValueRule};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
@@ -199,13 +200,10 @@ fn pick(
 }
 
 /// A generator of random messages for one message type (one per thread).
-pub struct ProtoGenerator {
-    root: MessagePlan,
-    rng: fastrand::Rng,
-    seq: u64,
-}
+pub type ProtoGenerator = Generator<MessagePlan>;
 
-struct MessagePlan {
+/// The generation plan of one message type: its fields (and oneofs) with their rules.
+pub struct MessagePlan {
     desc: MessageDescriptor,
     /// Plain fields, in order.
     fields: Vec<FieldPlan>,
@@ -259,26 +257,21 @@ impl ProtoGenerator {
         let root = plan_message(&schema.message, rules, "", 0, &mut known)
             .map_err(|(path, m)| EngineError::config(format!("{what}: {path}: {m}")))?;
         rules.check_paths(&known, what)?;
-        Ok(ProtoGenerator { root, rng: fastrand::Rng::new(), seq: 0 })
-    }
-
-    /// Uses a fixed seed (tests).
-    pub fn with_seed(mut self, seed: u64) -> ProtoGenerator {
-        self.rng = fastrand::Rng::with_seed(seed);
-        self
-    }
-
-    /// The next message.
-    pub fn next_message(&mut self) -> DynamicMessage {
-        let seq = self.seq;
-        self.seq += 1;
-        gen_message(&mut self.root, &mut self.rng, seq)
+        Ok(Generator::of(root))
     }
 
     /// The next message, encoded, appended to `out`.
     pub fn next_into(&mut self, _schema: &ProtoSchema, out: &mut Vec<u8>) -> Result<(), EngineError> {
-        let message = self.next_message();
+        let message = self.next_record();
         message.encode(out).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))
+    }
+}
+
+impl Plan for MessagePlan {
+    type Record = DynamicMessage;
+
+    fn generate(&mut self, rng: &mut fastrand::Rng, seq: u64) -> DynamicMessage {
+        gen_message(self, rng, seq)
     }
 }
 
