@@ -51,4 +51,5 @@ pub mod logsink;
 pub mod producer;
 pub mod report;
 pub mod schema;
+pub mod template;
 pub mod verdict;

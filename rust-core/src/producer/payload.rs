@@ -10,10 +10,10 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::EngineError;
 use crate::schema::{EncoderSettings, RecordEncoder, Role};
+use crate::template::{self, Template};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueSpec {
@@ -40,72 +40,6 @@ pub enum KeySpec {
     Schema(Box<EncoderSettings>),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Part {
-    Text(String),
-    Seq,
-    Thread,
-    Uuid,
-    Timestamp,
-}
-
-/// A text with placeholders, parsed once.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Template(Vec<Part>);
-
-impl Template {
-    pub fn parse(text: &str, what: &str) -> Result<Template, EngineError> {
-        let mut parts = Vec::new();
-        let mut rest = text;
-        while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}').map(|c| c + open) else {
-                break;
-            };
-            let part = match &rest[open + 1..close] {
-                "seq" => Part::Seq,
-                "thread" => Part::Thread,
-                "uuid" => Part::Uuid,
-                "timestamp" => Part::Timestamp,
-                other => {
-                    return Err(EngineError::config(format!(
-                        "{what}: unknown placeholder {{{other}}}; use {{seq}}, {{thread}}, {{uuid}} or {{timestamp}}"
-                    )))
-                }
-            };
-            if open > 0 {
-                parts.push(Part::Text(rest[..open].to_string()));
-            }
-            parts.push(part);
-            rest = &rest[close + 1..];
-        }
-        if !rest.is_empty() {
-            parts.push(Part::Text(rest.to_string()));
-        }
-        Ok(Template(parts))
-    }
-
-    /// Writes the expanded template into `out`, reusing its allocation.
-    fn render(&self, out: &mut Vec<u8>, seq: u64, thread: u32, rng: &mut fastrand::Rng) {
-        out.clear();
-        for part in &self.0 {
-            // Writing into a Vec cannot fail.
-            let _ = match part {
-                Part::Text(t) => out.write_all(t.as_bytes()),
-                Part::Seq => write!(out, "{seq}"),
-                Part::Thread => write!(out, "{thread}"),
-                Part::Uuid => {
-                    write!(out, "{}", uuid::Builder::from_random_bytes(rng.u128(..).to_le_bytes()).into_uuid())
-                }
-                Part::Timestamp => write!(out, "{}", epoch_millis()),
-            };
-        }
-    }
-}
-
-fn epoch_millis() -> u128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0)
-}
-
 impl ValueSpec {
     pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<ValueSpec, EngineError> {
         if let Some(settings) = EncoderSettings::parse(sampler, Role::Value)? {
@@ -122,7 +56,7 @@ impl ValueSpec {
                 Ok(ValueSpec::Fixed { size })
             }
             "template" => match sampler.get("value.template") {
-                Some(t) => Ok(ValueSpec::Template(Template::parse(t, "value.template")?)),
+                Some(t) => Ok(ValueSpec::Template(Template::parse(t, "value.template", template::MESSAGE)?)),
                 None => Err(EngineError::config(
                     "value.template: missing; value.mode=template needs a template, e.g. order-{seq}",
                 )),
@@ -155,7 +89,7 @@ impl KeySpec {
                 .map(|k| KeySpec::Fixed(k.to_string()))
                 .ok_or_else(|| EngineError::config("key: missing; key.mode=fixed needs the key text")),
             "template" => match key {
-                Some(k) => Ok(KeySpec::Template(Template::parse(k, "key")?)),
+                Some(k) => Ok(KeySpec::Template(Template::parse(k, "key", template::MESSAGE)?)),
                 None => {
                     Err(EngineError::config("key: missing; key.mode=template needs a template, e.g. user-{thread}"))
                 }
@@ -230,7 +164,7 @@ impl PayloadGen {
         let value: &[u8] = match &mut self.value {
             ValueSource::Fixed(bytes) => bytes,
             ValueSource::Template(t) => {
-                t.render(&mut self.value_buf, seq, self.thread, &mut self.rng);
+                t.render_into(&mut self.value_buf, seq, self.thread, &mut self.rng);
                 &self.value_buf
             }
             ValueSource::Lines(lines) => &lines[(seq % lines.len() as u64) as usize],
@@ -261,7 +195,7 @@ impl PayloadGen {
                 Some(&self.key_buf[..])
             }
             KeySpec::Template(t) => {
-                t.render(&mut self.key_buf, seq, self.thread, &mut self.rng);
+                t.render_into(&mut self.key_buf, seq, self.thread, &mut self.rng);
                 Some(&self.key_buf[..])
             }
             KeySpec::Schema(_) => {

@@ -313,7 +313,7 @@ enum Leaf {
     Fixed(Value),
     Choice(Vec<Value>),
     Seq(SeqState, SeqKind),
-    Template(super::rules::Template),
+    Template(crate::template::Template),
 }
 
 #[derive(Clone, Copy)]

@@ -14,9 +14,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Number, Value as Json};
 
 use super::generator::{Generator, Plan};
-use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules, SeqState, Template, ValueRule};
+use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules, SeqState, ValueRule};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
+use crate::template::Template;
 
 /// Default share of absent (or null) optional properties without a `null` rule.
 pub const DEFAULT_NULL_RATIO: f64 = 0.1;

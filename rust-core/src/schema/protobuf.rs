@@ -247,7 +247,7 @@ enum Leaf {
     Fixed(Value),
     Choice(Vec<Value>),
     Seq(SeqState, Kind),
-    Template(super::rules::Template),
+    Template(crate::template::Template),
 }
 
 impl ProtoGenerator {

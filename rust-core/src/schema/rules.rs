@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::error::EngineError;
+use crate::template::{self, Template};
 
 /// What a field's value is made of, when a rule decides it (otherwise it is random).
 #[derive(Debug, Clone, PartialEq)]
@@ -215,7 +216,7 @@ fn apply_rule<'a>(field: &mut FieldRules, name: &str, args: Option<&'a str>, wha
             }
             set_value(field, ValueRule::Choice(items))
         }
-        "template" => set_value(field, ValueRule::Template(Template::parse(need(args)?, what)?)),
+        "template" => set_value(field, ValueRule::Template(Template::parse(need(args)?, what, template::RECORD)?)),
         "range" => {
             let nums = numbers::<f64>(need(args)?, what, name)?;
             match nums[..] {
@@ -266,63 +267,6 @@ fn numbers<T: std::str::FromStr>(args: &str, what: &str, rule: &str) -> Result<V
                 .map_err(|_| EngineError::config(format!("{what}: {rule}: '{}' is not a number", s.trim())))
         })
         .collect()
-}
-
-/// A text with `{seq}` and `{uuid}` placeholders, parsed once.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Template(Vec<Part>);
-
-#[derive(Debug, Clone, PartialEq)]
-enum Part {
-    Text(String),
-    Seq,
-    Uuid,
-}
-
-impl Template {
-    /// Parses `text`; an unknown placeholder is an error (a typo would otherwise go out verbatim).
-    pub fn parse(text: &str, what: &str) -> Result<Template, EngineError> {
-        let mut parts = Vec::new();
-        let mut rest = text;
-        while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}').map(|c| c + open) else { break };
-            let part = match &rest[open + 1..close] {
-                "seq" => Part::Seq,
-                "uuid" => Part::Uuid,
-                other => {
-                    return Err(EngineError::config(format!(
-                        "{what}: unknown placeholder {{{other}}} in a template; use {{seq}} or {{uuid}}"
-                    )))
-                }
-            };
-            if open > 0 {
-                parts.push(Part::Text(rest[..open].to_string()));
-            }
-            parts.push(part);
-            rest = &rest[close + 1..];
-        }
-        if !rest.is_empty() {
-            parts.push(Part::Text(rest.to_string()));
-        }
-        Ok(Template(parts))
-    }
-
-    /// The expanded text for record number `seq`.
-    pub fn render(&self, seq: u64, rng: &mut fastrand::Rng) -> String {
-        let mut out = String::new();
-        for part in &self.0 {
-            match part {
-                Part::Text(t) => out.push_str(t),
-                Part::Seq => {
-                    let _ = write!(out, "{seq}");
-                }
-                Part::Uuid => {
-                    let _ = write!(out, "{}", random_uuid(rng));
-                }
-            }
-        }
-        out
-    }
 }
 
 /// A random (version 4) UUID.
@@ -405,7 +349,7 @@ mod tests {
 
     #[test]
     fn templates_expand_seq_and_uuid() {
-        let t = Template::parse("o-{seq}-{uuid}", "t").unwrap();
+        let t = Template::parse("o-{seq}-{uuid}", "t", template::RECORD).unwrap();
         let s = t.render(42, &mut fastrand::Rng::with_seed(1));
         assert!(s.starts_with("o-42-"), "{s}");
         assert!(uuid::Uuid::parse_str(&s[5..]).is_ok(), "{s}");
