@@ -6,9 +6,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{bootstrap, new_topic, settings, total_messages};
+use common::{bootstrap, new_topic, open_producer, total_messages};
 use kafka_native::audit::{self, AuditTarget, SeqSet};
-use kafka_native::producer::ProducerHandle;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::ClientConfig;
@@ -75,14 +74,10 @@ fn audited_run_finds_every_acknowledged_message_once() {
     require_broker!();
     let topic = new_topic("audit-run", 4);
     for _ in 0..2 {
-        let mut p = ProducerHandle::open(
-            settings(
-                &topic,
-                &[("audit", "true"), ("messages.per.sample", "250"), ("policy", "reliability"), ("record.size", "100")],
-            ),
-            &common::RUN,
-        )
-        .unwrap();
+        let mut p = open_producer(
+            &topic,
+            &[("audit", "true"), ("messages.per.sample", "250"), ("policy", "reliability"), ("record.size", "100")],
+        );
         for _ in 0..2 {
             assert_eq!(p.send(None).acked, 250);
         }

@@ -6,12 +6,11 @@ mod common;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::{bootstrap, new_topic, settings};
-use kafka_native::consumer::settings::{parse_consumer, ConsumerSettings};
+use common::{bootstrap, consumer_settings, new_topic, open_consumer, open_producer, pairs};
+
 use kafka_native::consumer::{ConsumerHandle, PollOutcome};
 use kafka_native::lag::{parse_lag, LagSettings};
 use kafka_native::lag::{LagMonitor, GROUP_NOT_FOUND, LAG_GROWING};
-use kafka_native::producer::ProducerHandle;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
@@ -21,20 +20,6 @@ fn group(name: &str) -> String {
     format!("rust-group-{name}-{}-{}", std::process::id(), fastrand::u32(..))
 }
 
-fn pairs(topic: &str, group: &str, extra: &[(&str, &str)]) -> Vec<(String, String)> {
-    let mut v = vec![
-        ("bootstrap.servers".to_string(), bootstrap()),
-        ("topic".to_string(), topic.to_string()),
-        ("group.id".to_string(), group.to_string()),
-    ];
-    v.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    v
-}
-
-fn consumer_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerSettings {
-    parse_consumer(&pairs(topic, group, extra)).unwrap_or_else(|e| panic!("bad consumer settings: {e}"))
-}
-
 fn lag_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> LagSettings {
     parse_lag(&pairs(topic, group, extra)).unwrap_or_else(|e| panic!("bad lag settings: {e}"))
 }
@@ -42,23 +27,27 @@ fn lag_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> LagSettings
 /// Produces `samples` × `per_sample` messages with send-time and audit headers; returns the acked count.
 fn produce(topic: &str, samples: u32, per_sample: u32) -> u64 {
     let per = per_sample.to_string();
-    let mut p = ProducerHandle::open(
-        settings(
-            topic,
-            &[
-                ("messages.per.sample", &per),
-                ("record.size", "100"),
-                ("key.mode", "sequence"),
-                ("stamp.time", "true"),
-                ("audit", "true"),
-            ],
-        ),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut p = open_producer(
+        topic,
+        &[
+            ("messages.per.sample", &per),
+            ("record.size", "100"),
+            ("key.mode", "sequence"),
+            ("stamp.time", "true"),
+            ("audit", "true"),
+        ],
+    );
     let acked: u64 = (0..samples).map(|_| p.send(None).acked as u64).sum();
     p.close(Duration::from_secs(5));
     acked
+}
+
+/// A fresh topic `c-<name>` of `partitions` holding `samples` × `per_sample` messages from [`produce`], a fresh
+/// group, and the number of messages acknowledged.
+fn filled_topic(name: &str, partitions: i32, samples: u32, per_sample: u32) -> (String, String, u64) {
+    let topic = new_topic(&format!("c-{name}"), partitions);
+    let acked = produce(&topic, samples, per_sample);
+    (topic, group(name), acked)
 }
 
 /// Polls until `expected` records arrived in total or `limit` passed; returns the outcomes.
@@ -81,9 +70,7 @@ fn records(outcomes: &[PollOutcome]) -> u64 {
 #[test]
 fn every_produced_message_is_consumed_exactly_once_by_the_group() {
     require_broker!();
-    let topic = new_topic("c-once", 4);
-    let group = group("once");
-    let acked = produce(&topic, 10, 200);
+    let (topic, group, acked) = filled_topic("once", 4, 10, 200);
     assert_eq!(acked, 2000);
 
     let extra = [("commit", "sync"), ("check.sequence", "true"), ("max.records", "300"), ("thread.count", "2")];
@@ -92,7 +79,7 @@ fn every_produced_message_is_consumed_exactly_once_by_the_group() {
             let mut e = extra.to_vec();
             let n = n.to_string();
             e.push(("thread.number", &n));
-            ConsumerHandle::open(consumer_settings(&topic, &group, &e), &common::RUN).unwrap()
+            open_consumer(&topic, &group, &e)
         })
         .collect();
     let mut total = 0;
@@ -112,8 +99,7 @@ fn every_produced_message_is_consumed_exactly_once_by_the_group() {
     }
 
     // The group committed everything: a new consumer of the same group finds nothing left.
-    let mut again =
-        ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "1500")]), &common::RUN).unwrap();
+    let mut again = open_consumer(&topic, &group, &[("poll.timeout.ms", "1500")]);
     let o = again.poll();
     assert_eq!(o.records, 0, "already consumed by the group: {o:?}");
     assert!(o.error.is_none(), "EMPTY is not an error by default: {o:?}");
@@ -123,9 +109,7 @@ fn every_produced_message_is_consumed_exactly_once_by_the_group() {
 #[test]
 fn static_assignment_of_six_partitions_to_three_threads_never_rebalances() {
     require_broker!();
-    let topic = new_topic("c-static", 6);
-    let group = group("static");
-    let acked = produce(&topic, 6, 100);
+    let (topic, group, acked) = filled_topic("static", 6, 6, 100);
     let ends = kafka_native::client::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
     let threads: Vec<_> = (1..=3)
         .map(|n| {
@@ -159,8 +143,7 @@ fn end_to_end_latency_is_positive_and_bounded() {
     require_broker!();
     let topic = new_topic("c-e2e", 1);
     let group = group("e2e");
-    let mut c =
-        ConsumerHandle::open(consumer_settings(&topic, &group, &[("poll.timeout.ms", "200")]), &common::RUN).unwrap();
+    let mut c = open_consumer(&topic, &group, &[("poll.timeout.ms", "200")]);
     // The consumer is assigned before the messages are sent: the latency is the pipeline's, not a backlog's.
     c.poll();
     let acked = produce(&topic, 5, 10);
@@ -178,11 +161,8 @@ fn end_to_end_latency_is_positive_and_bounded() {
 #[test]
 fn subscribe_mode_joins_the_group_and_counts_the_rebalance() {
     require_broker!();
-    let topic = new_topic("c-subscribe", 2);
-    let group = group("subscribe");
-    let acked = produce(&topic, 1, 50);
-    let mut c =
-        ConsumerHandle::open(consumer_settings(&topic, &group, &[("assignment", "subscribe")]), &common::RUN).unwrap();
+    let (topic, group, acked) = filled_topic("subscribe", 2, 1, 50);
+    let mut c = open_consumer(&topic, &group, &[("assignment", "subscribe")]);
     let outcomes = consume(&mut c, acked, Duration::from_secs(30));
     assert_eq!(records(&outcomes), acked);
     let last = outcomes.last().unwrap();
@@ -217,8 +197,7 @@ fn sequence_check_reports_duplicates_and_missing_headers() {
     let topic = new_topic("c-seq", 1);
     let group = group("seq");
     produce_raw(&topic, &[Some(("a", 0)), Some(("b", 0)), Some(("a", 1)), Some(("a", 1)), Some(("b", 2)), None]);
-    let mut c =
-        ConsumerHandle::open(consumer_settings(&topic, &group, &[("check.sequence", "true")]), &common::RUN).unwrap();
+    let mut c = open_consumer(&topic, &group, &[("check.sequence", "true")]);
     let outcomes = consume(&mut c, 6, Duration::from_secs(10));
     assert_eq!(records(&outcomes), 6);
     let failures: u32 = outcomes.iter().map(|o| o.check_failures).sum();
@@ -234,15 +213,11 @@ fn regex_check_is_the_engines_verdict() {
     require_broker!();
     let topic = new_topic("c-values", 1);
     produce_raw(&topic, &[None, None]);
-    let mut c =
-        ConsumerHandle::open(consumer_settings(&topic, &group("values"), &[("check.regex", "^x$")]), &common::RUN)
-            .unwrap();
+    let mut c = open_consumer(&topic, &group("values"), &[("check.regex", "^x$")]);
     let outcomes = consume(&mut c, 2, Duration::from_secs(10));
     assert!(outcomes.iter().all(|o| o.error.is_none()), "{outcomes:?}");
     c.close();
-    let mut c =
-        ConsumerHandle::open(consumer_settings(&topic, &group("mismatch"), &[("check.regex", "y")]), &common::RUN)
-            .unwrap();
+    let mut c = open_consumer(&topic, &group("mismatch"), &[("check.regex", "y")]);
     let outcomes = consume(&mut c, 2, Duration::from_secs(10));
     let e = outcomes.iter().find_map(|o| o.error.clone()).unwrap();
     assert_eq!(e.code, "CONTENT_MISMATCH");
@@ -269,20 +244,12 @@ fn missing_topic_and_unknown_partition_are_clear_errors() {
 fn empty_poll_waits_the_timeout_and_interrupt_ends_it_early() {
     require_broker!();
     let topic = new_topic("c-empty", 1);
-    let mut c = ConsumerHandle::open(
-        consumer_settings(&topic, &group("empty"), &[("poll.timeout.ms", "500"), ("fail.on.empty", "true")]),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut c = open_consumer(&topic, &group("empty"), &[("poll.timeout.ms", "500"), ("fail.on.empty", "true")]);
     let o = c.poll();
     assert_eq!(o.error.as_ref().map(|e| e.code.as_str()), Some("EMPTY"), "{o:?}");
     assert!(o.elapsed >= Duration::from_millis(490), "{o:?}");
 
-    let mut c = ConsumerHandle::open(
-        consumer_settings(&topic, &group("interrupt"), &[("poll.timeout.ms", "20000")]),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut c = open_consumer(&topic, &group("interrupt"), &[("poll.timeout.ms", "20000")]);
     let flag = c.interrupter();
     let waker = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
@@ -299,9 +266,7 @@ fn empty_poll_waits_the_timeout_and_interrupt_ends_it_early() {
 #[test]
 fn lag_is_end_minus_committed_per_partition() {
     require_broker!();
-    let topic = new_topic("c-lag", 2);
-    let group = group("lag");
-    let acked = produce(&topic, 4, 50);
+    let (topic, group, acked) = filled_topic("lag", 2, 4, 50);
     assert_eq!(acked, 200);
 
     let mut monitor = LagMonitor::open(lag_settings(&topic, &group, &[])).unwrap();
@@ -320,11 +285,7 @@ fn lag_is_end_minus_committed_per_partition() {
     assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART", "{e}");
 
     // Consume one partition completely and commit: its lag is 0, the other's is all of it.
-    let mut c = ConsumerHandle::open(
-        consumer_settings(&topic, &group, &[("assignment", "0"), ("commit", "sync")]),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut c = open_consumer(&topic, &group, &[("assignment", "0"), ("commit", "sync")]);
     let ends = kafka_native::client::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap();
     consume(&mut c, ends[0] as u64, Duration::from_secs(10));
     c.close();
@@ -343,14 +304,9 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
     require_broker!();
     let topic = new_topic("c-verdict", 1);
     let group = group("verdict");
-    let mut producer =
-        ProducerHandle::open(settings(&topic, &[("messages.per.sample", "100"), ("record.size", "10")]), &common::RUN)
-            .unwrap();
-    let mut consumer = ConsumerHandle::open(
-        consumer_settings(&topic, &group, &[("commit", "sync"), ("max.records", "10"), ("poll.timeout.ms", "200")]),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut producer = open_producer(&topic, &[("messages.per.sample", "100"), ("record.size", "10")]);
+    let mut consumer =
+        open_consumer(&topic, &group, &[("commit", "sync"), ("max.records", "10"), ("poll.timeout.ms", "200")]);
     let mut monitor =
         LagMonitor::open(lag_settings(&topic, &group, &[("lag.windows", "3"), ("lag.tolerance", "20")])).unwrap();
 
@@ -366,11 +322,8 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
     assert!(verdicts[0].error.is_none() && verdicts[3].error.is_some(), "{verdicts:?}");
 
     // Keeping up: everything produced is consumed before the next sample.
-    let mut keep_up = ConsumerHandle::open(
-        consumer_settings(&topic, &group, &[("commit", "sync"), ("max.records", "5000"), ("poll.timeout.ms", "500")]),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut keep_up =
+        open_consumer(&topic, &group, &[("commit", "sync"), ("max.records", "5000"), ("poll.timeout.ms", "500")]);
     for round in 0..5 {
         assert_eq!(producer.send(None).acked, 100);
         let end: i64 =

@@ -4,47 +4,25 @@ mod common;
 
 use std::time::Duration;
 
-use common::{bootstrap, new_topic, settings};
-use kafka_native::consumer::settings::parse_consumer;
+use common::{new_topic, open_consumer, open_producer};
 use kafka_native::consumer::stats::PERF_HEADER;
-use kafka_native::consumer::ConsumerHandle;
-use kafka_native::producer::ProducerHandle;
 
 #[test]
 fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
     require_broker!();
     let topic = new_topic("c-report", 2);
-    let mut p = ProducerHandle::open(
-        settings(
-            &topic,
-            &[
-                ("messages.per.sample", "150"),
-                ("record.size", "1000"),
-                ("stamp.time", "true"),
-                ("key.mode", "sequence"),
-            ],
-        ),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut p = open_producer(
+        &topic,
+        &[("messages.per.sample", "150"), ("record.size", "1000"), ("stamp.time", "true"), ("key.mode", "sequence")],
+    );
     assert_eq!(p.send(None).acked, 150);
     p.close(Duration::from_secs(5));
 
     let group = format!("rust-report-{}-{}", std::process::id(), fastrand::u32(..));
     let mut total = 0;
     for n in ["1", "2"] {
-        let pairs: Vec<(String, String)> = [
-            ("bootstrap.servers", bootstrap().as_str()),
-            ("topic", &topic),
-            ("group.id", &group),
-            ("thread.number", n),
-            ("thread.count", "2"),
-            ("poll.timeout.ms", "1500"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let mut c = ConsumerHandle::open(parse_consumer(&pairs).unwrap(), &common::RUN).unwrap();
+        let mut c =
+            open_consumer(&topic, &group, &[("thread.number", n), ("thread.count", "2"), ("poll.timeout.ms", "1500")]);
         loop {
             let o = c.poll();
             if o.records == 0 {

@@ -4,14 +4,13 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{new_topic, settings};
-use kafka_native::producer::ProducerHandle;
+use common::{new_topic, open_producer};
 
 #[test]
 fn target_rate_paces_samples_and_reports_schedule_delay() {
     require_broker!();
     let topic = new_topic("paced", 1);
-    let mut p = ProducerHandle::open(settings(&topic, &[("target.rate", "20")]), &common::RUN).unwrap();
+    let mut p = open_producer(&topic, &[("target.rate", "20")]);
     let start = Instant::now();
     for _ in 0..10 {
         assert_eq!(p.send(None).acked, 1);

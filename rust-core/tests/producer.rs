@@ -4,15 +4,14 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{new_topic, settings, total_messages};
+use common::{new_topic, open_producer, settings, total_messages};
 use kafka_native::producer::ProducerHandle;
 
 #[test]
 fn one_message_is_acknowledged_with_partition_and_offset() {
     require_broker!();
     let topic = new_topic("one", 3);
-    let mut p =
-        ProducerHandle::open(settings(&topic, &[("record.size", "200"), ("partition", "2")]), &common::RUN).unwrap();
+    let mut p = open_producer(&topic, &[("record.size", "200"), ("partition", "2")]);
     let first = p.send(None);
     assert_eq!((first.sent, first.acked, first.failed), (1, 1, 0), "{first:?}");
     assert_eq!((first.partition, first.offset), (2, 0));
@@ -28,14 +27,10 @@ fn one_message_is_acknowledged_with_partition_and_offset() {
 fn a_batch_waits_for_every_acknowledgement() {
     require_broker!();
     let topic = new_topic("batch", 4);
-    let mut p = ProducerHandle::open(
-        settings(
-            &topic,
-            &[("messages.per.sample", "500"), ("key.mode", "sequence"), ("linger.ms", "5"), ("record.size", "100")],
-        ),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut p = open_producer(
+        &topic,
+        &[("messages.per.sample", "500"), ("key.mode", "sequence"), ("linger.ms", "5"), ("record.size", "100")],
+    );
     for i in 0..4 {
         let o = p.send(None);
         assert_eq!((o.sent, o.acked, o.failed), (500, 500, 0), "{o:?}");
@@ -72,7 +67,7 @@ fn shared_producer_serves_several_handles() {
 fn oversized_message_fails_with_msg_size_too_large() {
     require_broker!();
     let topic = new_topic("big", 1);
-    let mut p = ProducerHandle::open(settings(&topic, &[("record.size", "2000000")]), &common::RUN).unwrap();
+    let mut p = open_producer(&topic, &[("record.size", "2000000")]);
     let o = p.send(None);
     assert_eq!((o.acked, o.failed), (0, 1));
     let e = o.error.unwrap();
@@ -86,11 +81,7 @@ fn oversized_for_the_broker_only_is_refused_by_the_broker() {
     require_broker!();
     let topic = new_topic("big-broker", 1);
     // The client allows 3 MB, the broker's default limit is about 1 MB: the broker itself refuses.
-    let mut p = ProducerHandle::open(
-        settings(&topic, &[("record.size", "1500000"), ("max.request.size", "3000000")]),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut p = open_producer(&topic, &[("record.size", "1500000"), ("max.request.size", "3000000")]);
     let o = p.send(None);
     let e = o.error.expect("the broker must refuse the message");
     assert_eq!(e.code, "MSG_SIZE_TOO_LARGE", "{e}");
@@ -150,7 +141,7 @@ fn interrupt_wakes_a_waiting_send() {
 fn close_twice_is_harmless() {
     require_broker!();
     let topic = new_topic("close", 1);
-    let mut p = ProducerHandle::open(settings(&topic, &[]), &common::RUN).unwrap();
+    let mut p = open_producer(&topic, &[]);
     p.send(None);
     assert!(p.close(Duration::from_secs(5)).starts_with("closed: 1 acked"));
     assert_eq!(p.close(Duration::from_secs(5)), "already closed");
@@ -166,7 +157,7 @@ fn preflight_fails_when_threads_outnumber_partitions() {
     assert_eq!(e.code, "TOO_FEW_PARTITIONS");
     assert!(e.message.contains("has 2 partition(s) for 20 producing threads"), "{e}");
     // warn (the default) lets the test run.
-    let mut p = ProducerHandle::open(settings(&topic, &[("thread.count", "20")]), &common::RUN).unwrap();
+    let mut p = open_producer(&topic, &[("thread.count", "20")]);
     assert_eq!(p.send(None).acked, 1);
     p.close(Duration::from_secs(5));
 }
@@ -178,11 +169,8 @@ fn topic_create_makes_the_topic_with_the_partitions_asked() {
         "rust-create-{}",
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
     );
-    let mut p = ProducerHandle::open(
-        settings(&topic, &[("topic.create", "true"), ("topic.partitions", "5"), ("topic.replication", "1")]),
-        &common::RUN,
-    )
-    .unwrap();
+    let mut p =
+        open_producer(&topic, &[("topic.create", "true"), ("topic.partitions", "5"), ("topic.replication", "1")]);
     assert_eq!(p.send(None).acked, 1);
     p.close(Duration::from_secs(5));
     let offsets =

@@ -4,19 +4,14 @@ mod common;
 
 use std::time::Duration;
 
-use common::{new_topic, settings};
-use kafka_native::producer::ProducerHandle;
+use common::{new_topic, open_producer};
 
 #[test]
 fn report_counts_every_acknowledged_message_and_writes_json() {
     require_broker!();
     let topic = new_topic("report", 2);
     for _ in 0..2 {
-        let mut p = ProducerHandle::open(
-            settings(&topic, &[("messages.per.sample", "50"), ("record.size", "10")]),
-            &common::RUN,
-        )
-        .unwrap();
+        let mut p = open_producer(&topic, &[("messages.per.sample", "50"), ("record.size", "10")]);
         for _ in 0..3 {
             assert_eq!(p.send(None).acked, 50);
         }

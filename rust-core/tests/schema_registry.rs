@@ -49,6 +49,17 @@ fn settings(pairs: &[(&str, String)]) -> Vec<(String, String)> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
 }
 
+/// Avro records of tests/schema/schemas/order.avsc with the registry at `registry`, and the `extra` settings.
+fn order_settings(registry: &str, extra: &[(&str, String)]) -> Vec<(String, String)> {
+    let mut s = settings(&[
+        ("value.mode", "avro".into()),
+        ("value.schema.file", file("order.avsc")),
+        ("schema.registry.url", registry.to_string()),
+    ]);
+    s.extend(settings(extra));
+    s
+}
+
 fn map(s: &[(String, String)]) -> BTreeMap<&str, &str> {
     s.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
 }
@@ -72,12 +83,7 @@ fn get_json(url: &str) -> Json {
 fn avro_records_from_a_file_are_registered_framed_and_decoded() {
     let Some(url) = registry() else { return };
     let topic = unique("orders");
-    let s = settings(&[
-        ("value.mode", "avro".into()),
-        ("value.schema.file", file("order.avsc")),
-        ("value.schema.rules.file", file("order.rules")),
-        ("schema.registry.url", url.clone()),
-    ]);
+    let s = order_settings(&url, &[("value.schema.rules.file", file("order.rules"))]);
     let mut enc = encoder(&s, &topic).unwrap();
     let id = enc.schema_id().unwrap();
     // the registry now has the subject <topic>-value with our id
@@ -111,12 +117,7 @@ fn subject_naming_strategies_name_the_subjects() {
     let Some(url) = registry() else { return };
     let topic = unique("strategies");
     for (strategy, subject) in [("record", "shop.Order".to_string()), ("topic-record", format!("{topic}-shop.Order"))] {
-        let s = settings(&[
-            ("value.mode", "avro".into()),
-            ("value.schema.file", file("order.avsc")),
-            ("value.subject.name.strategy", strategy.into()),
-            ("schema.registry.url", url.clone()),
-        ]);
+        let s = order_settings(&url, &[("value.subject.name.strategy", strategy.into())]);
         let enc = encoder(&s, &topic).unwrap();
         assert_eq!(enc.subject(), Some(subject.as_str()));
         let subjects = get_json(&format!("{url}/subjects"));
@@ -128,12 +129,7 @@ fn subject_naming_strategies_name_the_subjects() {
 fn auto_register_off_needs_a_registered_schema() {
     let Some(url) = registry() else { return };
     let topic = unique("unregistered");
-    let s = settings(&[
-        ("value.mode", "avro".into()),
-        ("value.schema.file", file("order.avsc")),
-        ("auto.register.schemas", "false".into()),
-        ("schema.registry.url", url.clone()),
-    ]);
+    let s = order_settings(&url, &[("auto.register.schemas", "false".into())]);
     let e = encoder(&s, &topic).err().unwrap();
     assert!([SUBJECT_NOT_FOUND, SCHEMA_NOT_FOUND].contains(&e.code.as_str()), "{e}");
     assert!(e.message.contains(&format!("'{topic}-value'")) && e.message.contains(&url), "{}", e.message);
@@ -150,11 +146,7 @@ fn auto_register_off_needs_a_registered_schema() {
 fn schemas_come_from_the_registry_by_subject_and_version() {
     let Some(url) = registry() else { return };
     let topic = unique("from-registry");
-    let writer = settings(&[
-        ("value.mode", "avro".into()),
-        ("value.schema.file", file("order.avsc")),
-        ("schema.registry.url", url.clone()),
-    ]);
+    let writer = order_settings(&url, &[]);
     let id = encoder(&writer, &topic).unwrap().schema_id();
     for version in ["latest", "1"] {
         let s = settings(&[
@@ -272,12 +264,7 @@ fn json_schema_and_protobuf_round_trip_through_the_registry() {
 fn jmeter_json_values_are_encoded_or_refused() {
     let Some(url) = registry() else { return };
     let topic = unique("jmeter-json");
-    let s = settings(&[
-        ("value.mode", "avro".into()),
-        ("value.schema.file", file("order.avsc")),
-        ("value.schema.input", "jmeter".into()),
-        ("schema.registry.url", url.clone()),
-    ]);
+    let s = order_settings(&url, &[("value.schema.input", "jmeter".into())]);
     let mut enc = encoder(&s, &topic).unwrap();
     let good = br#"{"id": 9, "code": "C9", "status": "PAID", "ref": "0d9c5c4e-33a1-4d0f-8f5e-000000000009",
         "created": 1764547200000, "updated": 1764547200000000, "delivery_day": 20423, "total": "99.90",
@@ -312,12 +299,10 @@ fn decoding_failures_are_coded() {
 #[test]
 fn an_unreachable_registry_is_reported_with_its_url_only() {
     // needs no registry: port 1 on the loopback refuses connections
-    let s = settings(&[
-        ("value.mode", "avro".into()),
-        ("value.schema.file", file("order.avsc")),
-        ("schema.registry.url", "http://tester:hunter2@127.0.0.1:1/apis/ccompat/v7".into()),
-        ("schema.registry.password", "hunter2".into()),
-    ]);
+    let s = order_settings(
+        "http://tester:hunter2@127.0.0.1:1/apis/ccompat/v7",
+        &[("schema.registry.password", "hunter2".into())],
+    );
     let e = encoder(&s, "t").err().unwrap();
     assert_eq!(e.code, REGISTRY_UNREACHABLE, "{e}");
     assert!(e.message.contains("http://127.0.0.1:1/apis/ccompat/v7"), "{}", e.message);
@@ -333,12 +318,7 @@ fn tls_with_a_ca_file() {
     };
     let _ = url;
     let topic = unique("tls");
-    let mut s = settings(&[
-        ("value.mode", "avro".into()),
-        ("value.schema.file", file("order.avsc")),
-        ("schema.registry.url", tls_url.clone()),
-        ("schema.registry.ssl.ca.location", ca),
-    ]);
+    let mut s = order_settings(&tls_url, &[("schema.registry.ssl.ca.location", ca)]);
     let mut enc = encoder(&s, &topic).unwrap();
     let mut record = Vec::new();
     enc.next_into(None, &mut record).unwrap();

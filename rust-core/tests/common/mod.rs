@@ -10,7 +10,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use std::sync::{Arc, LazyLock};
 
 use kafka_native::client::admin;
+use kafka_native::consumer::settings::{parse_consumer, ConsumerSettings};
+use kafka_native::consumer::ConsumerHandle;
 use kafka_native::producer::settings as config;
+use kafka_native::producer::ProducerHandle;
 use kafka_native::report::Run;
 
 /// The run of this test binary (tests of one binary share it, as the handles of one JMeter test do).
@@ -41,6 +44,32 @@ pub fn settings(topic: &str, extra: &[(&str, &str)]) -> config::ProducerSettings
     let mut pairs = vec![("bootstrap.servers".to_string(), bootstrap()), ("topic".to_string(), topic.to_string())];
     pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     config::parse(&pairs).unwrap_or_else(|e| panic!("bad test settings: {e}"))
+}
+
+/// A producer on `topic` with [`settings`], reporting to this binary's [`RUN`].
+pub fn open_producer(topic: &str, extra: &[(&str, &str)]) -> ProducerHandle {
+    ProducerHandle::open(settings(topic, extra), &RUN).unwrap_or_else(|e| panic!("cannot open the producer: {e}"))
+}
+
+/// The settings of a client of `group` on `topic` at the test broker, then `extra`, as the Java side passes them.
+pub fn pairs(topic: &str, group: &str, extra: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("bootstrap.servers".to_string(), bootstrap()),
+        ("topic".to_string(), topic.to_string()),
+        ("group.id".to_string(), group.to_string()),
+    ];
+    v.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    v
+}
+
+pub fn consumer_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerSettings {
+    parse_consumer(&pairs(topic, group, extra)).unwrap_or_else(|e| panic!("bad consumer settings: {e}"))
+}
+
+/// A consumer of `group` on `topic` with the `extra` settings, reporting to this binary's run.
+pub fn open_consumer(topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerHandle {
+    ConsumerHandle::open(consumer_settings(topic, group, extra), &RUN)
+        .unwrap_or_else(|e| panic!("cannot open the consumer: {e}"))
 }
 
 pub fn total_messages(topic: &str) -> i64 {
