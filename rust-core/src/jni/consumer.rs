@@ -5,14 +5,14 @@
 
 use std::sync::atomic::Ordering;
 
-use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
+use jni::objects::{JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
-use jni::EnvUnowned;
 
-use super::{close, closed_text, engine_error, interrupt, opt_string, sample};
+use super::{close, closed_text, engine_error, interrupt, sample};
 use crate::consumer::{settings, ConsumerHandle, PollOutcome};
 use crate::layout;
 use crate::logsink;
+use crate::report::Run;
 
 const WHAT: &str = "Kafka consumer";
 
@@ -31,58 +31,42 @@ layout!(LAYOUT, slots(o: PollOutcome) {
     stop_thread => o.stop_thread,
 });
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_open<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    config: JObjectArray<'l, JString<'l>>,
-) -> jlong {
-    super::open(env, config, |pairs| {
-        let handle = ConsumerHandle::open(settings::parse_consumer(pairs)?, &super::RUN)?;
-        let interrupted = handle.interrupter();
-        Ok((handle, Box::new(move || interrupted.store(true, Ordering::Release))))
-    })
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeConsumer_open(env, config: JObjectArray<'l, JString<'l>>) -> jlong {
+        super::open(env, config, |pairs| {
+            let handle = ConsumerHandle::open(settings::parse_consumer(pairs)?, &super::RUN)?;
+            let interrupted = handle.interrupter();
+            Ok((handle, Box::new(move || interrupted.store(true, Ordering::Release))))
+        })
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_poll<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    out: JLongArray<'l>,
-) -> JObject<'l> {
-    let poll = |_: &mut _, c: &mut ConsumerHandle| Ok(c.poll());
-    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
-    unsafe { sample(env, handle, WHAT, out, poll, slots, |env, o| engine_error(env, o.error.as_ref())) }
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeConsumer_poll(env, handle: jlong, out: JLongArray<'l>) -> JObject<'l> {
+        let poll = |_: &mut _, c: &mut ConsumerHandle| Ok(c.poll());
+        // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+        unsafe { sample(env, handle, WHAT, out, poll, slots, |env, o| engine_error(env, o.error.as_ref())) }
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_interrupt<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) {
-    // SAFETY: as for `poll`.
-    super::void(env, || unsafe { interrupt::<ConsumerHandle>(handle) })
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeConsumer_interrupt(env, handle: jlong) {
+        // SAFETY: as for `poll`.
+        super::void(env, || unsafe { interrupt::<ConsumerHandle>(handle) })
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_close<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> JString<'l> {
-    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-    super::text(env, |_| closed_text(unsafe { close(handle, |mut c: ConsumerHandle| c.close()) }))
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeConsumer_close(env, handle: jlong) -> JString<'l> {
+        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+        super::text(env, |_| closed_text(unsafe { close(handle, |mut c: ConsumerHandle| c.close()) }))
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeConsumer_report<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    summary_path: JString<'l>,
-) -> JString<'l> {
-    super::text(env, |env| Ok(super::RUN.consumer_report(opt_string(env, &summary_path)?.as_deref())?))
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeConsumer_report(env, summary_path: JString<'l>) -> JString<'l> {
+        super::report(env, &summary_path, Run::consumer_report)
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! Native methods of `io.kafkanative.jmeter.NativeEngine`: what belongs to no single client.
 
-use jni::objects::{JClass, JObjectArray, JString};
-use jni::EnvUnowned;
+use jni::objects::{JObjectArray, JString};
 
 use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::error::EngineError;
@@ -17,38 +16,33 @@ fn layout(name: &str) -> Option<&'static [&'static str]> {
     }
 }
 
-/// Log lines waiting ("LEVEL\tmessage" joined by '\n'), or null if none.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_drainLogs<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-) -> JString<'l> {
-    super::text(env, |_| Ok(logsink::drain()))
+static_native! {
+    /// Log lines waiting ("LEVEL\tmessage" joined by '\n'), or null if none.
+    fn Java_io_kafkanative_jmeter_NativeEngine_drainLogs(env) -> JString<'l> {
+        super::text(env, |_| Ok(logsink::drain()))
+    }
 }
 
-/// The slot names of a result layout, in order, for Java's check of its constants.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_layout<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    name: JString<'l>,
-) -> JObjectArray<'l, JString<'l>> {
-    env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
-        let name = opt_string(env, &name)?.unwrap_or_default();
-        let slots = layout(&name).ok_or_else(|| {
-            EngineError::new(
-                "INTERNAL_ERROR",
-                format!("no result layout named '{name}'; use producer, consumer or lag"),
-            )
-        })?;
-        let array = JObjectArray::<JString>::new(env, slots.len(), JString::default())?;
-        for (i, slot) in slots.iter().enumerate() {
-            let s = env.new_string(slot)?;
-            array.set_element(env, i, &s)?;
-        }
-        Ok(array)
-    })
-    .resolve::<ThrowPolicy>()
+static_native! {
+    /// The slot names of a result layout, in order, for Java's check of its constants.
+    fn Java_io_kafkanative_jmeter_NativeEngine_layout(mut env, name: JString<'l>) -> JObjectArray<'l, JString<'l>> {
+        env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
+            let name = opt_string(env, &name)?.unwrap_or_default();
+            let slots = layout(&name).ok_or_else(|| {
+                EngineError::new(
+                    "INTERNAL_ERROR",
+                    format!("no result layout named '{name}'; use producer, consumer or lag"),
+                )
+            })?;
+            let array = JObjectArray::<JString>::new(env, slots.len(), JString::default())?;
+            for (i, slot) in slots.iter().enumerate() {
+                let s = env.new_string(slot)?;
+                array.set_element(env, i, &s)?;
+            }
+            Ok(array)
+        })
+        .resolve::<ThrowPolicy>()
+    }
 }
 
 #[cfg(test)]

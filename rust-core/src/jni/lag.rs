@@ -3,9 +3,9 @@
 //! A handle is a [`super::Native`] around a [`LagMonitor`] (nothing to interrupt: a sample is bounded by
 //! `timeout.ms`); `sample` returns a `LagReading(partitions, error)`.
 
-use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString, JValue};
+use jni::objects::{JLongArray, JObject, JObjectArray, JString, JValue};
 use jni::sys::jlong;
-use jni::{jni_sig, jni_str, Env, EnvUnowned};
+use jni::{jni_sig, jni_str, Env};
 
 use super::{close, engine_error, sample, BridgeError};
 use crate::lag::{parse_lag, LagMonitor, LagOutcome};
@@ -22,50 +22,40 @@ layout!(LAYOUT, slots(o: LagOutcome) {
     log_lines_waiting => logsink::pending(),
 });
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_open<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    config: JObjectArray<'l, JString<'l>>,
-) -> jlong {
-    super::open(env, config, |pairs| Ok((LagMonitor::open(parse_lag(pairs)?)?, Box::new(|| {}))))
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeLag_open(env, config: JObjectArray<'l, JString<'l>>) -> jlong {
+        super::open(env, config, |pairs| Ok((LagMonitor::open(parse_lag(pairs)?)?, Box::new(|| {}))))
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_sample<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    out: JLongArray<'l>,
-) -> JObject<'l> {
-    let reading = |env: &mut Env<'l>, o: LagOutcome| -> Result<JObject<'l>, BridgeError> {
-        let partitions = env.new_string(o.partitions_text())?;
-        let error = engine_error(env, o.error.as_ref())?;
-        Ok(env.new_object(
-            jni_str!("io/kafkanative/jmeter/LagReading"),
-            jni_sig!("(Ljava/lang/String;Lio/kafkanative/jmeter/EngineError;)V"),
-            &[JValue::from(&partitions), JValue::from(&error)],
-        )?)
-    };
-    let read = |_: &mut _, m: &mut LagMonitor| {
-        let outcome = m.sample();
-        super::RUN.judgement.remember_lag(&outcome); // the run's lag, for kafka.verdict's lag criteria
-        Ok(outcome)
-    };
-    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
-    unsafe { sample(env, handle, "lag monitor", out, read, slots, reading) }
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeLag_sample(env, handle: jlong, out: JLongArray<'l>) -> JObject<'l> {
+        let reading = |env: &mut Env<'l>, o: LagOutcome| -> Result<JObject<'l>, BridgeError> {
+            let partitions = env.new_string(o.partitions_text())?;
+            let error = engine_error(env, o.error.as_ref())?;
+            Ok(env.new_object(
+                jni_str!("io/kafkanative/jmeter/LagReading"),
+                jni_sig!("(Ljava/lang/String;Lio/kafkanative/jmeter/EngineError;)V"),
+                &[JValue::from(&partitions), JValue::from(&error)],
+            )?)
+        };
+        let read = |_: &mut _, m: &mut LagMonitor| {
+            let outcome = m.sample();
+            super::RUN.judgement.remember_lag(&outcome); // the run's lag, for kafka.verdict's lag criteria
+            Ok(outcome)
+        };
+        // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+        unsafe { sample(env, handle, "lag monitor", out, read, slots, reading) }
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeLag_close<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) {
-    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-    super::void(env, || {
-        unsafe { close(handle, drop::<LagMonitor>) };
-    })
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeLag_close(env, handle: jlong) {
+        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+        super::void(env, || {
+            unsafe { close(handle, drop::<LagMonitor>) };
+        })
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,22 @@
 //! defined once with [`layout!`], which gives both the slot names (asked for by Java's layout test through
 //! `NativeEngine.layout`) and the function filling the `long[]`.
 
+/// Declares a static native method of an `io.kafkanative.jmeter` class: the symbol JNI looks up
+/// (`Java_io_kafkanative_jmeter_<Class>_<method>`, written out in full so that it can be searched for) taking the two
+/// arguments JNI passes to every static native first (the environment, bound to the given name, and the class,
+/// unused), then the method's own, all of lifetime `'l`. The body is the function's, unchanged.
+macro_rules! static_native {
+    ($(#[$attr:meta])* fn $symbol:ident($env:pat $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)? $body:block) => {
+        $(#[$attr])*
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $symbol<'l>(
+            $env: jni::EnvUnowned<'l>,
+            _class: jni::objects::JClass<'l>,
+            $($arg: $ty),*
+        ) $(-> $ret)? $body
+    };
+}
+
 pub mod consumer;
 pub mod engine;
 pub mod lag;
@@ -237,6 +253,16 @@ pub(crate) fn text<'l>(
         new_string(env, text)
     })
     .resolve::<ThrowPolicy>()
+}
+
+/// `report(summaryPath)` of a client class: `report` is the run's end-of-test report of that kind of client (its
+/// summary written to the path when not null).
+pub(crate) fn report<'l>(
+    env: EnvUnowned<'l>,
+    summary_path: &JString<'l>,
+    report: fn(&Run, Option<&str>) -> Result<Option<String>, EngineError>,
+) -> JString<'l> {
+    text(env, |env| Ok(report(&RUN, opt_string(env, summary_path)?.as_deref())?))
 }
 
 /// Runs `body`, which returns nothing to Java, under the bridge's policy.

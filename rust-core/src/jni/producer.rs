@@ -5,14 +5,15 @@
 
 use std::time::Duration;
 
-use jni::objects::{JClass, JLongArray, JObject, JObjectArray, JString};
+use jni::objects::{JLongArray, JObject, JObjectArray, JString};
 use jni::sys::jlong;
-use jni::{Env, EnvUnowned};
+use jni::Env;
 
-use super::{close, closed_text, engine_error, interrupt, opt_string, sample, BridgeError};
+use super::{close, closed_text, engine_error, interrupt, sample, BridgeError};
 use crate::layout;
 use crate::logsink;
 use crate::producer::{settings, ProducerHandle, SampleOutcome};
+use crate::report::Run;
 
 const WHAT: &str = "Kafka producer";
 
@@ -27,67 +28,54 @@ layout!(LAYOUT, slots(o: SampleOutcome) {
     log_lines_waiting => logsink::pending(),
 });
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_open<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    config: JObjectArray<'l, JString<'l>>,
-) -> jlong {
-    super::open(env, config, |pairs| {
-        let handle = ProducerHandle::open(settings::parse(pairs)?, &super::RUN)?;
-        let slot = handle.slot();
-        Ok((handle, Box::new(move || slot.interrupt())))
-    })
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeProducer_open(env, config: JObjectArray<'l, JString<'l>>) -> jlong {
+        super::open(env, config, |pairs| {
+            let handle = ProducerHandle::open(settings::parse(pairs)?, &super::RUN)?;
+            let slot = handle.slot();
+            Ok((handle, Box::new(move || slot.interrupt())))
+        })
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_send<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    value: JString<'l>,
-    out: JLongArray<'l>,
-) -> JObject<'l> {
-    let send = |env: &mut Env<'l>, p: &mut ProducerHandle| -> Result<SampleOutcome, BridgeError> {
-        // value.mode=jmeter: GetStringUTFChars (the JVM may copy the text); turned into UTF-8 without another copy
-        // unless it holds characters that modified UTF-8 encodes differently (NUL, supplementary characters).
-        let chars = if value.is_null() { None } else { Some(value.mutf8_chars(env)?) };
-        let text = chars.as_ref().map(|c| c.to_str());
-        Ok(p.send(text.as_deref().map(str::as_bytes)))
-    };
-    // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
-    unsafe { sample(env, handle, WHAT, out, send, slots, |env, o| engine_error(env, o.error.as_ref())) }
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeProducer_send(
+        env,
+        handle: jlong,
+        value: JString<'l>,
+        out: JLongArray<'l>,
+    ) -> JObject<'l> {
+        let send = |env: &mut Env<'l>, p: &mut ProducerHandle| -> Result<SampleOutcome, BridgeError> {
+            // value.mode=jmeter: GetStringUTFChars (the JVM may copy the text); turned into UTF-8 without another copy
+            // unless it holds characters that modified UTF-8 encodes differently (NUL, supplementary characters).
+            let chars = if value.is_null() { None } else { Some(value.mutf8_chars(env)?) };
+            let text = chars.as_ref().map(|c| c.to_str());
+            Ok(p.send(text.as_deref().map(str::as_bytes)))
+        };
+        // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
+        unsafe { sample(env, handle, WHAT, out, send, slots, |env, o| engine_error(env, o.error.as_ref())) }
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_interrupt<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) {
-    // SAFETY: as for `send`.
-    super::void(env, || unsafe { interrupt::<ProducerHandle>(handle) })
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeProducer_interrupt(env, handle: jlong) {
+        // SAFETY: as for `send`.
+        super::void(env, || unsafe { interrupt::<ProducerHandle>(handle) })
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_close<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    timeout_ms: jlong,
-) -> JString<'l> {
-    let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
-    // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
-    super::text(env, |_| closed_text(unsafe { close(handle, |mut p: ProducerHandle| p.close(timeout)) }))
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeProducer_close(env, handle: jlong, timeout_ms: jlong) -> JString<'l> {
+        let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
+        // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
+        super::text(env, |_| closed_text(unsafe { close(handle, |mut p: ProducerHandle| p.close(timeout)) }))
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeProducer_report<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    summary_path: JString<'l>,
-) -> JString<'l> {
-    super::text(env, |env| Ok(super::RUN.producer_report(opt_string(env, &summary_path)?.as_deref())?))
+static_native! {
+    fn Java_io_kafkanative_jmeter_NativeProducer_report(env, summary_path: JString<'l>) -> JString<'l> {
+        super::report(env, &summary_path, Run::producer_report)
+    }
 }
 
 #[cfg(test)]

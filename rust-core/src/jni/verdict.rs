@@ -1,9 +1,9 @@
 //! Native methods of `io.kafkanative.jmeter.NativeVerdict`: `kafka.verdict` checked at test start, the run judged
 //! at its end ([`crate::judgement`]), and the process's malloc figure for the load generator's health.
 
-use jni::objects::{JClass, JLongArray, JString};
+use jni::objects::{JLongArray, JString};
 use jni::sys::jlong;
-use jni::{Env, EnvUnowned};
+use jni::Env;
 
 use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::judgement::Request;
@@ -14,62 +14,57 @@ fn setting(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
     Ok(opt_string(env, s)?.filter(|s| !s.trim().is_empty()))
 }
 
-/// Null when `spec` is a valid `kafka.verdict`, else what is wrong with it (listing the valid metrics).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeVerdict_check<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    spec: JString<'l>,
-) -> JString<'l> {
-    super::text(env, |env| {
-        let spec = setting(env, &spec)?.unwrap_or_default();
-        Ok(verdict::parse(&spec).err().map(|e| e.message))
-    })
+static_native! {
+    /// Null when `spec` is a valid `kafka.verdict`, else what is wrong with it (listing the valid metrics).
+    fn Java_io_kafkanative_jmeter_NativeVerdict_check(env, spec: JString<'l>) -> JString<'l> {
+        super::text(env, |env| {
+            let spec = setting(env, &spec)?.unwrap_or_default();
+            Ok(verdict::parse(&spec).err().map(|e| e.message))
+        })
+    }
 }
 
-/// Bytes the process's malloc has handed out and not freed (glibc's mallinfo2: arenas plus mmapped blocks): the
-/// native memory of librdkafka, the engine and the JVM's own mallocs, which the JVM's heap figures do not show.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeVerdict_mallocInUse<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-) -> jlong {
-    env.with_env(|_env| -> Result<jlong, BridgeError> {
-        // SAFETY: mallinfo2 only reads the allocator's counters (it takes the arena locks itself).
-        let info = unsafe { libc::mallinfo2() };
-        Ok((info.uordblks + info.hblkhd) as jlong)
-    })
-    .resolve::<ThrowPolicy>()
+static_native! {
+    /// Bytes the process's malloc has handed out and not freed (glibc's mallinfo2: arenas plus mmapped blocks): the
+    /// native memory of librdkafka, the engine and the JVM's own mallocs, which the JVM's heap figures do not show.
+    fn Java_io_kafkanative_jmeter_NativeVerdict_mallocInUse(mut env) -> jlong {
+        env.with_env(|_env| -> Result<jlong, BridgeError> {
+            // SAFETY: mallinfo2 only reads the allocator's counters (it takes the arena locks itself).
+            let info = unsafe { libc::mallinfo2() };
+            Ok((info.uordblks + info.hblkhd) as jlong)
+        })
+        .resolve::<ThrowPolicy>()
+    }
 }
 
 /// Output layout shared with `NativeVerdict.judge` in Java: see its Javadoc.
 const OUT_LEN: usize = 3;
 
-/// Judges the run (see `NativeVerdict.judge`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kafkanative_jmeter_NativeVerdict_judge<'l>(
-    env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    spec: JString<'l>,
-    baseline: JString<'l>,
-    junit: JString<'l>,
-    generator: JString<'l>,
-    out: JLongArray<'l>,
-) -> JString<'l> {
-    super::text(env, |env| {
-        let generator = setting(env, &generator)?
-            .map(|g| serde_json::from_str(&g).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() })))
-            .unwrap_or(serde_json::Value::Null);
-        let request = Request {
-            spec: setting(env, &spec)?.unwrap_or_default(),
-            baseline: setting(env, &baseline)?,
-            junit: setting(env, &junit)?,
-            generator,
-        };
-        let judgement = super::RUN.judgement.judge(&request);
-        let numbers: [jlong; OUT_LEN] =
-            [judgement.criteria as jlong, judgement.failed as jlong, judgement.exit_code() as jlong];
-        out.set_region(env, 0, &numbers)?;
-        Ok(judgement.text)
-    })
+static_native! {
+    /// Judges the run (see `NativeVerdict.judge`).
+    fn Java_io_kafkanative_jmeter_NativeVerdict_judge(
+        env,
+        spec: JString<'l>,
+        baseline: JString<'l>,
+        junit: JString<'l>,
+        generator: JString<'l>,
+        out: JLongArray<'l>,
+    ) -> JString<'l> {
+        super::text(env, |env| {
+            let generator = setting(env, &generator)?
+                .map(|g| serde_json::from_str(&g).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() })))
+                .unwrap_or(serde_json::Value::Null);
+            let request = Request {
+                spec: setting(env, &spec)?.unwrap_or_default(),
+                baseline: setting(env, &baseline)?,
+                junit: setting(env, &junit)?,
+                generator,
+            };
+            let judgement = super::RUN.judgement.judge(&request);
+            let numbers: [jlong; OUT_LEN] =
+                [judgement.criteria as jlong, judgement.failed as jlong, judgement.exit_code() as jlong];
+            out.set_region(env, 0, &numbers)?;
+            Ok(judgement.text)
+        })
+    }
 }
