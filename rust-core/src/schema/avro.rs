@@ -12,8 +12,8 @@ use apache_avro::types::Value;
 use apache_avro::Schema;
 use serde_json::Value as Json;
 
-use super::generator::{Generator, Plan};
-use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules, SeqState, ValueRule};
+use super::generator::{ruled, Generator, Plan, Rule, RuleValue};
+use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
 
@@ -307,14 +307,8 @@ enum Random {
     },
 }
 
-/// What a field rule fixes for a node: a value chooser, applied before random generation.
-enum Leaf {
-    Random,
-    Fixed(Value),
-    Choice(Vec<Value>),
-    Seq(SeqState, SeqKind),
-    Template(crate::template::Template),
-}
+/// A node's value rule (None: the node draws at random).
+type Leaf = Option<Rule<Value, SeqKind>>;
 
 #[derive(Clone, Copy)]
 enum SeqKind {
@@ -385,7 +379,7 @@ fn plan(
     // dates and timestamps: within a year before now, so that they look like production data; `per_ms` is the unit
     let within_year = |per_ms: i64| range_i(((now - year_ms) * per_ms, now * per_ms));
     let (leaf, random) = match schema {
-        Schema::Null => (Leaf::Random, Random::Null),
+        Schema::Null => (None, Random::Null),
         Schema::Boolean => (leaf(None)?, Random::Boolean),
         Schema::Int => (leaf(Some(SeqKind::Int))?, Random::Whole(range_i((0, 1_000_000)), |n| Value::Int(n as i32))),
         Schema::Long => (leaf(Some(SeqKind::Long))?, Random::Whole(range_i((0, 1_000_000_000)), Value::Long)),
@@ -442,11 +436,11 @@ fn plan(
         }
         Schema::Array(a) => {
             let item = plan(&a.items, all, rules, path, depth + 1, known, what)?;
-            (Leaf::Random, Random::Array(r.size.unwrap_or((1, 3)), Box::new(item)))
+            (None, Random::Array(r.size.unwrap_or((1, 3)), Box::new(item)))
         }
         Schema::Map(m) => {
             let value = plan(&m.types, all, rules, path, depth + 1, known, what)?;
-            (Leaf::Random, Random::Map(r.size.unwrap_or((1, 3)), Box::new(value)))
+            (None, Random::Map(r.size.unwrap_or((1, 3)), Box::new(value)))
         }
         Schema::Union(u) => return plan_union(u, schema, r, all, rules, path, depth, known, what),
         Schema::Ref { name } => return Err(at(format!("the schema refers to an unknown type '{name}'"))),
@@ -505,38 +499,22 @@ fn leaf_for(r: &FieldRules, schema: &Schema, all: &AvroSchema, seq: Option<SeqKi
         json_to_value(json, schema, all)
             .map_err(|e| e.message.replace("the record does not match the Avro schema: ", ""))
     };
-    Ok(match &r.value {
-        None => Leaf::Random,
-        Some(ValueRule::Fixed(v)) => Leaf::Fixed(convert(v)?),
-        Some(ValueRule::Choice(items)) => Leaf::Choice(items.iter().map(|i| convert(i)).collect::<Result<_, _>>()?),
-        Some(ValueRule::Seq { start, step }) => match seq {
-            Some(kind) => Leaf::Seq(SeqState::new(*start, *step), kind),
-            None => return Err("seq needs a number or string field".into()),
-        },
-        Some(ValueRule::Template(t)) => match schema {
-            Schema::String => Leaf::Template(t.clone()),
-            _ => return Err("template needs a string field".into()),
-        },
-    })
+    r.value.as_ref().map(|rule| Rule::plan(rule, convert, seq, matches!(schema, Schema::String))).transpose()
 }
 
-/// A value from the leaf's rule, or None when the node generates at random.
-fn from_leaf(leaf: &mut Leaf, rng: &mut fastrand::Rng, seq: u64) -> Option<Value> {
-    match leaf {
-        Leaf::Random => None,
-        Leaf::Fixed(v) => Some(v.clone()),
-        Leaf::Choice(items) => Some(items[rng.usize(..items.len())].clone()),
-        Leaf::Template(t) => Some(Value::String(t.render(seq, rng))),
-        Leaf::Seq(state, kind) => {
-            let n = state.advance();
-            Some(match kind {
-                SeqKind::Int => Value::Int(n as i32),
-                SeqKind::Long => Value::Long(n),
-                SeqKind::Float => Value::Float(n as f32),
-                SeqKind::Double => Value::Double(n as f64),
-                SeqKind::Str => Value::String(n.to_string()),
-            })
+impl RuleValue<SeqKind> for Value {
+    fn of_seq(n: i64, kind: &SeqKind) -> Value {
+        match kind {
+            SeqKind::Int => Value::Int(n as i32),
+            SeqKind::Long => Value::Long(n),
+            SeqKind::Float => Value::Float(n as f32),
+            SeqKind::Double => Value::Double(n as f64),
+            SeqKind::Str => Value::String(n.to_string()),
         }
+    }
+
+    fn of_text(text: String) -> Value {
+        Value::String(text)
     }
 }
 
@@ -545,7 +523,7 @@ fn uniform_f64(rng: &mut fastrand::Rng, (lo, hi): (f64, f64)) -> f64 {
 }
 
 fn generate(node: &mut Node, rng: &mut fastrand::Rng, seq: u64) -> Value {
-    if let Some(v) = from_leaf(&mut node.leaf, rng, seq) {
+    if let Some(v) = ruled(&mut node.leaf, rng, seq) {
         return v;
     }
     match &mut node.random {

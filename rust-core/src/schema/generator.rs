@@ -1,6 +1,9 @@
 //! The per-thread generator that every format's plan runs in: the plan (a tree built once from the schema and the
 //! field rules), the random source and the number of the next record (`seq(…)` and `{seq}` count from it).
 
+use super::rules::{SeqState, ValueRule};
+use crate::template::Template;
+
 /// A format's generation plan, which makes one record at a time.
 pub trait Plan {
     /// One record before encoding: an Avro value, a JSON value, a Protobuf message.
@@ -35,4 +38,58 @@ impl<P: Plan> Generator<P> {
         self.seq += 1;
         self.plan.generate(&mut self.rng, seq)
     }
+}
+
+/// A field's value rule (`fixed`, `choice`, `seq`, `template`) planned for one format: `V` is the format's value and
+/// `K` what kind of value a sequence number becomes.
+pub enum Rule<V, K> {
+    Fixed(V),
+    Choice(Vec<V>),
+    Seq(SeqState, K),
+    Template(Template),
+}
+
+/// How a format makes its values of a rule's sequence numbers and template texts.
+pub trait RuleValue<K>: Clone {
+    /// Sequence number `n` as a value of `kind`.
+    fn of_seq(n: i64, kind: &K) -> Self;
+    /// A template's text.
+    fn of_text(text: String) -> Self;
+}
+
+impl<V: RuleValue<K>, K> Rule<V, K> {
+    /// Plans `rule` for a field: `convert` reads a fixed or choice text as the field's value, `seq` is the kind its
+    /// sequence numbers take (None: the field takes no sequence), `text` whether it takes a template.
+    pub fn plan(
+        rule: &ValueRule,
+        convert: impl Fn(&str) -> Result<V, String>,
+        seq: Option<K>,
+        text: bool,
+    ) -> Result<Rule<V, K>, String> {
+        Ok(match rule {
+            ValueRule::Fixed(v) => Rule::Fixed(convert(v)?),
+            ValueRule::Choice(items) => Rule::Choice(items.iter().map(|i| convert(i)).collect::<Result<_, _>>()?),
+            ValueRule::Seq { start, step } => match seq {
+                Some(kind) => Rule::Seq(SeqState::new(*start, *step), kind),
+                None => return Err("seq needs a number or string field".into()),
+            },
+            ValueRule::Template(t) if text => Rule::Template(t.clone()),
+            ValueRule::Template(_) => return Err("template needs a string field".into()),
+        })
+    }
+
+    /// The rule's value for record number `seq`.
+    pub fn value(&mut self, rng: &mut fastrand::Rng, seq: u64) -> V {
+        match self {
+            Rule::Fixed(v) => v.clone(),
+            Rule::Choice(items) => items[rng.usize(..items.len())].clone(),
+            Rule::Seq(state, kind) => V::of_seq(state.advance(), kind),
+            Rule::Template(t) => V::of_text(t.render(seq, rng)),
+        }
+    }
+}
+
+/// The value of a node's rule, or None when it has none (it draws at random).
+pub fn ruled<V: RuleValue<K>, K>(rule: &mut Option<Rule<V, K>>, rng: &mut fastrand::Rng, seq: u64) -> Option<V> {
+    rule.as_mut().map(|r| r.value(rng, seq))
 }

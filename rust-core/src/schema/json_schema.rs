@@ -13,11 +13,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Number, Value as Json};
 
-use super::generator::{Generator, Plan};
-use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules, SeqState, ValueRule};
+use super::generator::{ruled, Generator, Plan, Rule, RuleValue};
+use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
-use crate::template::Template;
 
 /// Default share of absent (or null) optional properties without a `null` rule.
 pub const DEFAULT_NULL_RATIO: f64 = 0.1;
@@ -87,7 +86,7 @@ impl JsonSchemaDoc {
 }
 
 enum Node {
-    Ruled(Leaf),
+    Ruled(Rule<Json, bool>),
     Null,
     Bool,
     Integer {
@@ -125,13 +124,8 @@ struct Prop {
     node: Node,
 }
 
-enum Leaf {
-    Random,
-    Fixed(Json),
-    Choice(Vec<Json>),
-    Seq(SeqState, bool),
-    Template(Template),
-}
+/// A node's value rule (None: the node draws at random); a sequence gives numbers, or text when `true`.
+type Leaf = Option<Rule<Json, bool>>;
 
 #[derive(Clone, Copy)]
 enum StrKind {
@@ -210,20 +204,20 @@ fn plan(
     let empty = FieldRules::default();
     let r = if path.is_empty() { &empty } else { rules.get(path).unwrap_or(&empty) };
     if let Some(c) = node.get("const") {
-        return Ok(Node::Ruled(Leaf::Fixed(c.clone())));
+        return Ok(Node::Ruled(Rule::Fixed(c.clone())));
     }
     let types = types_of(node);
     let nullable = types.contains(&"null") && types.len() > 1;
     let main = types.iter().copied().find(|t| *t != "null");
-    let leaf = leaf_for(r, main).map_err(err)?;
-    if !matches!(leaf, Leaf::Random) && !nullable {
-        return Ok(Node::Ruled(leaf));
-    }
+    let leaf = match leaf_for(r, main).map_err(err)? {
+        Some(rule) if !nullable => return Ok(Node::Ruled(rule)),
+        leaf => leaf,
+    };
     if let Some(Json::Array(values)) = node.get("enum") {
         if values.is_empty() {
             return Err(err("an empty enum cannot be generated".into()));
         }
-        return Ok(wrap_nullable(nullable, r, Node::Ruled(Leaf::Choice(values.clone()))));
+        return Ok(wrap_nullable(nullable, r, Node::Ruled(Rule::Choice(values.clone()))));
     }
     for key in ["oneOf", "anyOf"] {
         if let Some(Json::Array(branches)) = node.get(key) {
@@ -258,7 +252,7 @@ fn plan(
             Node::Number { range: r.range.unwrap_or((lo, hi)), leaf }
         }
         Some("string") => {
-            if node.get("pattern").is_some() && matches!(leaf, Leaf::Random) {
+            if node.get("pattern").is_some() && leaf.is_none() {
                 return Err(err("a string with a \"pattern\" cannot be generated at random; give it a rule such as fixed(…), choice(…) or template(…)".into()));
             }
             let kind = match node.get("format").and_then(Json::as_str) {
@@ -284,7 +278,7 @@ fn plan(
         Some("array") => {
             let items = match node.get("items") {
                 Some(i) => plan(doc, i, rules, path, depth + 1, known)?,
-                None => Node::Str { kind: StrKind::Plain, len: (8, 16), leaf: Leaf::Random },
+                None => Node::Str { kind: StrKind::Plain, len: (8, 16), leaf: None },
             };
             let min = node.get("minItems").and_then(Json::as_u64).map(|v| v as usize);
             let max = node.get("maxItems").and_then(Json::as_u64).map(|v| v as usize);
@@ -335,50 +329,43 @@ fn leaf_for(r: &FieldRules, main: Option<&str>) -> Result<Leaf, String> {
         Some("string") => Json::String(text.to_string()),
         _ => serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.to_string())),
     };
-    Ok(match &r.value {
-        None => Leaf::Random,
-        Some(ValueRule::Fixed(v)) => Leaf::Fixed(convert(v)),
-        Some(ValueRule::Choice(items)) => Leaf::Choice(items.iter().map(|i| convert(i)).collect()),
-        Some(ValueRule::Seq { start, step }) => match main {
-            Some("integer" | "number") => Leaf::Seq(SeqState::new(*start, *step), false),
-            Some("string") => Leaf::Seq(SeqState::new(*start, *step), true),
-            _ => return Err("seq needs a number or string field".into()),
-        },
-        Some(ValueRule::Template(t)) => match main {
-            Some("string") => Leaf::Template(t.clone()),
-            _ => return Err("template needs a string field".into()),
-        },
-    })
+    let seq = match main {
+        Some("integer" | "number") => Some(false),
+        Some("string") => Some(true),
+        _ => None,
+    };
+    r.value.as_ref().map(|rule| Rule::plan(rule, |t| Ok(convert(t)), seq, main == Some("string"))).transpose()
 }
 
-fn from_leaf(leaf: &mut Leaf, rng: &mut fastrand::Rng, seq: u64) -> Option<Json> {
-    match leaf {
-        Leaf::Random => None,
-        Leaf::Fixed(v) => Some(v.clone()),
-        Leaf::Choice(items) => Some(items[rng.usize(..items.len())].clone()),
-        Leaf::Template(t) => Some(Json::String(t.render(seq, rng))),
-        Leaf::Seq(state, as_text) => {
-            let n = state.advance();
-            Some(if *as_text { Json::String(n.to_string()) } else { Json::Number(n.into()) })
+impl RuleValue<bool> for Json {
+    fn of_seq(n: i64, as_text: &bool) -> Json {
+        if *as_text {
+            Json::String(n.to_string())
+        } else {
+            Json::Number(n.into())
         }
+    }
+
+    fn of_text(text: String) -> Json {
+        Json::String(text)
     }
 }
 
 fn generate(node: &mut Node, rng: &mut fastrand::Rng, seq: u64) -> Json {
     match node {
-        Node::Ruled(leaf) => from_leaf(leaf, rng, seq).unwrap_or(Json::Null),
+        Node::Ruled(rule) => rule.value(rng, seq),
         Node::Null => Json::Null,
         Node::Bool => Json::Bool(rng.bool()),
         Node::Integer { range, leaf } => {
-            from_leaf(leaf, rng, seq).unwrap_or_else(|| Json::Number(rng.i64(range.0..=range.1).into()))
+            ruled(leaf, rng, seq).unwrap_or_else(|| Json::Number(rng.i64(range.0..=range.1).into()))
         }
-        Node::Number { range, leaf } => from_leaf(leaf, rng, seq).unwrap_or_else(|| {
+        Node::Number { range, leaf } => ruled(leaf, rng, seq).unwrap_or_else(|| {
             let x = range.0 + rng.f64() * (range.1 - range.0);
             // two decimals: what a price or a measure looks like, and exact in the JSON text
             Number::from_f64((x * 100.0).round() / 100.0).map(Json::Number).unwrap_or(Json::Null)
         }),
         Node::Str { kind, len, leaf } => {
-            from_leaf(leaf, rng, seq).unwrap_or_else(|| Json::String(random_string(*kind, *len, rng)))
+            ruled(leaf, rng, seq).unwrap_or_else(|| Json::String(random_string(*kind, *len, rng)))
         }
         Node::Object { props } => {
             let mut map = Map::new();

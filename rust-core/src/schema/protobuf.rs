@@ -16,8 +16,8 @@ use prost_reflect::{
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 use serde_json::Value as Json;
 
-use super::generator::{Generator, Plan};
-use super::rules::{pick_len, random_text, FieldRules, Rules, SeqState, ValueRule};
+use super::generator::{Generator, Plan, Rule, RuleValue};
+use super::rules::{pick_len, random_text, FieldRules, Rules, ValueRule};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
 
@@ -243,12 +243,7 @@ enum Gen {
     Message(Box<MessagePlan>),
 }
 
-enum Leaf {
-    Fixed(Value),
-    Choice(Vec<Value>),
-    Seq(SeqState, Kind),
-    Template(crate::template::Template),
-}
+type Leaf = Rule<Value, Kind>;
 
 impl ProtoGenerator {
     /// Builds the plan; fails on rules that do not fit.
@@ -406,20 +401,21 @@ fn leaf_for(rule: &ValueRule, kind: &Kind) -> Result<Leaf, String> {
             }
         })
     };
-    Ok(match rule {
-        ValueRule::Fixed(v) => Leaf::Fixed(convert(v)?),
-        ValueRule::Choice(items) => Leaf::Choice(items.iter().map(|i| convert(i)).collect::<Result<_, _>>()?),
-        ValueRule::Seq { start, step } => match kind {
-            Kind::Message(_) | Kind::Bool | Kind::Bytes | Kind::Enum(_) => {
-                return Err("seq needs a number or string field".into())
-            }
-            k => Leaf::Seq(SeqState::new(*start, *step), k.clone()),
-        },
-        ValueRule::Template(t) => match kind {
-            Kind::String => Leaf::Template(t.clone()),
-            _ => return Err("template needs a string field".into()),
-        },
-    })
+    let seq = match kind {
+        Kind::Message(_) | Kind::Bool | Kind::Bytes | Kind::Enum(_) => None,
+        k => Some(k.clone()),
+    };
+    Rule::plan(rule, convert, seq, matches!(kind, Kind::String))
+}
+
+impl RuleValue<Kind> for Value {
+    fn of_seq(n: i64, kind: &Kind) -> Value {
+        int_value(n, kind)
+    }
+
+    fn of_text(text: String) -> Value {
+        Value::String(text)
+    }
 }
 
 fn int_value(n: i64, kind: &Kind) -> Value {
@@ -436,10 +432,7 @@ fn int_value(n: i64, kind: &Kind) -> Value {
 
 fn gen_value(g: &mut Gen, rng: &mut fastrand::Rng, seq: u64) -> Value {
     match g {
-        Gen::Rule(Leaf::Fixed(v)) => v.clone(),
-        Gen::Rule(Leaf::Choice(items)) => items[rng.usize(..items.len())].clone(),
-        Gen::Rule(Leaf::Seq(state, kind)) => int_value(state.advance(), kind),
-        Gen::Rule(Leaf::Template(t)) => Value::String(t.render(seq, rng)),
+        Gen::Rule(rule) => rule.value(rng, seq),
         Gen::Bool => Value::Bool(rng.bool()),
         Gen::Int { range, kind } => int_value(rng.i64(range.0..=range.1), kind),
         Gen::Float { range, double } => {
