@@ -270,6 +270,14 @@ def targets(workload, c):
     check(f"JMeter + sampler 1 msg/sample >= 0.9x engine alone ({fmt(r, 2)}x)", None if r is None else r >= 0.9)
     r = ratio(b["records_per_sec"], eb["records_per_sec"])
     check(f"JMeter + sampler batch >= 0.9x engine alone batch ({fmt(r, 2)}x)", None if r is None else r >= 0.9)
+    # What JMeter and the JNI bridge add to each sample: both run the same threads, one message per sample, so the
+    # difference of their per-thread sample periods is the time spent outside the engine's send->ack (a mean, over
+    # the whole run, contention included; JMeter's own elapsed is the engine's time by design).
+    threads = s.get("threads") or e1.get("threads")
+    if threads and s["records_per_sec"] and e1["records_per_sec"]:
+        us = threads * (1 / s["records_per_sec"] - 1 / e1["records_per_sec"]) * 1e6
+        check(f"JMeter + bridge cost per sample < 50 us ({us:,.1f} us: threads x (1/sampler - 1/engine alone) records/s)",
+              us < 50)
     if workload.startswith("200KB"):
         jm = [c[k] for k in ("jsr223", "sampler", "sampler-batch")]
         survived = all(x["runs"] and not x["oom"] and x["runs_ok"] == x["runs"] for x in jm)
