@@ -116,6 +116,16 @@ final class Verdict {
         PLAN.remove(connection);
     }
 
+    /** This test's settings, as resolved at its first sampler's setup. */
+    static synchronized Settings settings() {
+        return settings;
+    }
+
+    /** Why the plan's verdict settings cannot be used, or null. */
+    static synchronized String planError() {
+        return planError;
+    }
+
     /** Whether the test being judged (or the last one) asked for criteria, from a property or a Connection. */
     static synchronized boolean asked() {
         return settings.spec() != null || planError != null;
@@ -125,7 +135,7 @@ final class Verdict {
      * This test's settings: for each, the JMeter property when it is set, else the one value the plan's Connections
      * give. Two Connections giving different values for a setting without its property is a configuration error.
      */
-    private static void resolveSettings() {
+    static synchronized void resolveSettings() {
         Map<String, Settings> connections = new TreeMap<>(PLAN);
         List<String> problems = new ArrayList<>();
         settings = new Settings(pick(SPEC_PROPERTY, "Verdict criteria", connections, Settings::spec, problems),
