@@ -1,7 +1,7 @@
 //! Native methods of `io.kafkanative.jmeter.NativeEngine`: what belongs to no single client.
 
 use jni::objects::{JClass, JObjectArray, JString};
-use jni::EnvUnowned;
+use jni::{Env, EnvUnowned};
 
 use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::error::EngineError;
@@ -15,6 +15,31 @@ fn layout(name: &str) -> Option<&'static [&'static str]> {
         "lag" => Some(super::lag::LAYOUT),
         _ => None,
     }
+}
+
+/// The engine's own settings of the client named `name` ("producer", "consumer", "lag"): the names it reads
+/// itself, beside the librdkafka properties it passes on.
+fn setting_names(name: &str) -> Option<Vec<&'static str>> {
+    let (own, schema): (&[&str], &[&str]) = match name {
+        "producer" => (crate::producer::settings::SAMPLER_KEYS, crate::schema::PRODUCER_KEYS),
+        "consumer" => (crate::consumer::settings::CONSUMER_KEYS, crate::schema::CONSUMER_KEYS),
+        "lag" => (crate::lag::LAG_KEYS, &[]),
+        _ => return None,
+    };
+    let mut names: Vec<&str> = own.iter().chain(schema).copied().collect();
+    names.sort_unstable();
+    names.dedup();
+    Some(names)
+}
+
+/// A Java `String[]` of `items`.
+fn string_array<'l>(env: &mut Env<'l>, items: &[&str]) -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
+    let array = JObjectArray::<JString>::new(env, items.len(), JString::default())?;
+    for (i, item) in items.iter().enumerate() {
+        let s = env.new_string(item)?;
+        array.set_element(env, i, &s)?;
+    }
+    Ok(array)
 }
 
 /// Log lines waiting ("LEVEL\tmessage" joined by '\n'), or null if none.
@@ -41,19 +66,31 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_layout<'l>(
                 format!("no result layout named '{name}'; use producer, consumer or lag"),
             )
         })?;
-        let array = JObjectArray::<JString>::new(env, slots.len(), JString::default())?;
-        for (i, slot) in slots.iter().enumerate() {
-            let s = env.new_string(slot)?;
-            array.set_element(env, i, &s)?;
-        }
-        Ok(array)
+        string_array(env, slots)
+    })
+    .resolve::<ThrowPolicy>()
+}
+
+/// The engine's own setting names of a client, for Java's check that its GUI elements have a field for each.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_settingNames<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    name: JString<'l>,
+) -> JObjectArray<'l, JString<'l>> {
+    env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
+        let name = opt_string(env, &name)?.unwrap_or_default();
+        let names = setting_names(&name).ok_or_else(|| {
+            EngineError::new("INTERNAL_ERROR", format!("no client named '{name}'; use producer, consumer or lag"))
+        })?;
+        string_array(env, &names)
     })
     .resolve::<ThrowPolicy>()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::layout;
+    use super::{layout, setting_names};
 
     #[test]
     fn every_layout_is_known_by_name_and_ends_with_the_log_count() {
@@ -63,5 +100,16 @@ mod tests {
             assert!(slots.iter().all(|s| s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')));
         }
         assert!(layout("nope").is_none());
+    }
+
+    #[test]
+    fn setting_names_hold_each_clients_own_and_schema_keys_once() {
+        let producer = setting_names("producer").unwrap();
+        assert!(producer.contains(&"messages.per.sample") && producer.contains(&"schema.registry.password"));
+        let consumer = setting_names("consumer").unwrap();
+        // schema.registry.url is in both of the consumer's lists: named once
+        assert_eq!(consumer.iter().filter(|n| **n == "value.decode").count(), 1);
+        assert!(setting_names("lag").unwrap().contains(&"lag.windows"));
+        assert!(setting_names("nope").is_none());
     }
 }
