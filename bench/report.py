@@ -18,9 +18,11 @@ Figures and where they come from:
   peak RSS           GNU time's maximum resident set size.
   GC                 -Xlog:gc: sum of all "Pause ..." times, and the number of "Pause Full" events other than
                      "Pause Full (System.gc())" (JMeter itself calls System.gc() once before the load starts).
-  JVM heap           -Xlog:gc plus gc+heap+exit: the largest heap after a GC (live data, an upper bound), the peak
-                     (largest heap before a GC, or in use at exit), and the MB allocated (the growth between GCs,
-                     plus the growth after the last one up to exit) per 100,000 acknowledged records.
+  JVM heap           -Xlog:gc plus gc+heap+exit, during the load only (after the System.gc() JMeter makes just before
+                     it starts the threads, up to exit): the largest heap after a GC (live data, an upper bound; the
+                     heap left by that System.gc() when no GC happened during the load), the peak (largest heap
+                     before a GC, or in use at exit), the MB allocated (the growth between GCs, plus the growth after
+                     the last one up to exit) per 100,000 acknowledged records, and the GCs during the load.
   avg record bytes   the summary's MB/s over its records/s (value bytes; with a registry, its 5-byte header too).
 
 The avro workload (scripts/bench --workloads avro) has its own contenders (AVRO_CONTENDERS): each Avro contender is
@@ -120,24 +122,31 @@ def parse_gc(text):
         return {}
     pauses = [float(m.group(1)) for line in text.splitlines() for m in [GC_PAUSE.search(line)] if m]
     heap = {}
-    events = [(int(m.group(1)) * UNIT_MB[m.group(2)], int(m.group(3)) * UNIT_MB[m.group(4)])
+    # (before MB, after MB, explicit System.gc()?) per collection
+    events = [(int(m.group(1)) * UNIT_MB[m.group(2)], int(m.group(3)) * UNIT_MB[m.group(4)], "System.gc()" in line)
               for line in text.splitlines() for m in [GC_HEAP.search(line)] if m]
     exits = HEAP_EXIT.findall(text)
+    # JMeter calls System.gc() just before it starts the threads: what follows is the load (and the teardown)
+    start = max([i for i, e in enumerate(events) if e[2]], default=-1)
+    load = events[start + 1:]
     if events or exits:
-        allocated, after = 0.0, 0.0
-        for before, after_gc in events:
+        live_start = events[start][1] if start >= 0 else 0.0
+        allocated, after = 0.0, live_start
+        for before, after_gc, _explicit in load:
             allocated += max(0.0, before - after)
             after = after_gc
-        peak = max([b for b, _a in events], default=0.0)
+        peak = max([b for b, _a, _e in load], default=0.0)
         if exits:
             used = int(exits[-1][1]) / 1024.0
             allocated += max(0.0, used - after)
             peak = max(peak, used)
         heap = {
-            "heap_after_gc_max_mb": round(max([a for _b, a in events]), 1) if events else None,
+            "heap_live_start_mb": round(live_start, 1) if start >= 0 else None,
+            # no collection during the load: the live heap at its start is the best bound there is
+            "heap_after_gc_max_mb": round(max([a for _b, a, _e in load], default=live_start), 1),
             "heap_peak_mb": round(peak, 1),
             "heap_allocated_mb": round(allocated, 1),
-            "gc_events": len(events),
+            "gc_events": len(load),
         }
     return heap | {
         "gc_pause_ms": round(sum(pauses), 1),
@@ -255,7 +264,7 @@ def ratio(a, b):
 
 METRICS = ["records_per_sec", "mb_per_sec", "p50_ms", "p99_ms", "p999_ms", "cpu_s", "cpu_s_per_100k",
            "rss_mb", "gc_pause_ms", "full_gcs", "wall_s", "acked", "avg_record_bytes", "heap_after_gc_max_mb",
-           "heap_peak_mb", "alloc_mb_per_100k", "gc_events"]
+           "heap_peak_mb", "alloc_mb_per_100k", "gc_events", "heap_live_start_mb"]
 
 
 def aggregate(runs):
@@ -384,9 +393,9 @@ def render_avro(entry):
     lines = [f"## avro: records of bench/schemas/order.avsc (+ order.rules) vs {ws.get('record_size')} B fixed, "
              f"{ws.get('threads')} threads, JMeter heap {ws.get('jmeter_heap')}", ""]
     lines.append("| contender | records/s | avg record B | × fixed | p50 ms | p99 ms | CPU s /100k rec | CPU × fixed | "
-                 "heap after GC, max MB | heap peak MB | allocated MB /100k rec | GC pause ms | full GCs | "
-                 "peak RSS MB | runs ok |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                 "heap at load start MB | heap after GC, max MB | heap peak MB | allocated MB /100k rec | GCs in load | "
+                 "GC pause ms | full GCs | peak RSS MB | runs ok |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for cid, label, jvm in AVRO_CONTENDERS:
         a = entry["contenders"][cid]
         if not a["runs"]:
@@ -404,9 +413,11 @@ def render_avro(entry):
             fmt(a["p99_ms"], 2),
             fmt(a["cpu_s_per_100k"], 2),
             fmt(a.get("cpu_vs_fixed"), 2) if cid in AVRO_BASE else "1",
+            fmt(a["heap_live_start_mb"], 1) if jvm else "n/a",
             fmt(a["heap_after_gc_max_mb"], 1) if jvm else "n/a",
             fmt(a["heap_peak_mb"], 1) if jvm else "n/a",
             fmt(a["alloc_mb_per_100k"], 1) if jvm else "n/a",
+            fmt(a["gc_events"]) if jvm else "n/a",
             fmt(a["gc_pause_ms"], 0) if jvm else "n/a",
             (fmt(a["full_gcs_max"]) if a["full_gcs_max"] is not None else "n/a"),
             fmt(a["rss_mb"]),
@@ -416,6 +427,16 @@ def render_avro(entry):
     for t in entry["targets"]:
         mark = {True: "met", False: "MISSED", None: "unknown"}[t["met"]]
         lines.append(f"- target: {t['target']}: **{mark}**")
+    # the same ratio round by round (both contenders ran minutes apart at most): how much the noise moves it
+    per_round = []
+    for cid, base in AVRO_BASE.items():
+        mine = {r["round"]: r["records_per_sec"] for r in entry["contenders"][cid]["rounds"] if r["ok"]}
+        theirs = {r["round"]: r["records_per_sec"] for r in entry["contenders"][base]["rounds"] if r["ok"]}
+        rs = [fmt(ratio(mine[k], theirs[k]), 2) for k in sorted(mine) if k in theirs]
+        if rs:
+            per_round.append(f"{cid} {' / '.join(rs)}")
+    if per_round:
+        lines.append("- × fixed per round: " + "; ".join(per_round))
     for cid, a in entry["contenders"].items():
         if a["problems"]:
             lines.append(f"- problems, {LABEL[cid]}: {'; '.join(a['problems'])}")
@@ -423,10 +444,12 @@ def render_avro(entry):
         "",
         "- × fixed: against the fixed-bytes contender of the same kind (JSR223, 1 msg/sample, batch, engine alone), "
         "medians of interleaved rounds. avg record B = MB/s over records/s (with a registry: its 5-byte header too).",
-        "- heap (JMeter's GC log, -Xlog:gc and gc+heap+exit): 'after GC, max' is the largest heap left after any "
-        "collection (live data and what survived), 'peak' the largest before a collection or at exit, 'allocated' "
-        "the heap growth between collections and up to exit. A run that never collected (heap large enough) shows "
-        "only JMeter's System.gc() before the load.",
+        "- heap (JMeter's GC log, -Xlog:gc and gc+heap+exit), during the load only: from the System.gc() JMeter "
+        "makes just before it starts the threads ('heap at load start': what it left) to exit. 'after GC, max' is "
+        "the largest heap left after a collection during the load (live data and what survived; the load-start heap "
+        "when none happened), 'peak' the largest before a collection or at exit, 'allocated' the heap growth between "
+        "collections and up to exit, per 100,000 records. The JSR223 figures include Groovy compiling the script "
+        "at the first samples.",
         "",
     ]
     return lines
