@@ -182,7 +182,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
     private boolean silent;
 
     /** Every kind, for the shutdown hook. */
-    private static final List<Kind<?>> KINDS = new CopyOnWriteArrayList<>();
+    private static final CopyOnWriteArrayList<Kind<?>> KINDS = new CopyOnWriteArrayList<>();
     private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
     /**
@@ -193,9 +193,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
     protected AbstractNativeSampler(Kind<R> kind) {
         this.kind = kind;
         this.out = new long[kind.outLength];
-        if (!KINDS.contains(kind)) {
-            KINDS.add(kind);
-        }
+        KINDS.addIfAbsent(kind);
     }
 
     /** Java Request: the parameters the GUI lists, with their defaults. */
