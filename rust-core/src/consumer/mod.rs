@@ -244,7 +244,8 @@ impl ConsumerHandle {
 
     /// One sample: up to `max.records` records within `poll.timeout.ms`.
     pub fn poll(&mut self) -> PollOutcome {
-        self.interrupted.store(false, Ordering::Release);
+        // The stop flag is not cleared here: a stop that arrived between two samples (or just before this one)
+        // would be lost, and the sample would wait out poll.timeout.ms. It is used up by the sample it ends.
         let start = Instant::now();
         let deadline = start + self.settings.poll_timeout;
         let mut sample = SampleAcc::default();
@@ -286,7 +287,7 @@ impl ConsumerHandle {
                     if end >= deadline {
                         break;
                     }
-                    if self.interrupted.load(Ordering::Acquire) {
+                    if self.interrupted.swap(false, Ordering::AcqRel) {
                         error = Some(EngineError::new(INTERRUPTED, "the test was stopped while waiting for records"));
                         break;
                     }
