@@ -54,34 +54,35 @@ pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_drainLogs<'l>(
 /// The slot names of a result layout, in order, for Java's check of its constants.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_layout<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     name: JString<'l>,
 ) -> JObjectArray<'l, JString<'l>> {
-    env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
-        let name = opt_string(env, &name)?.unwrap_or_default();
-        let slots = layout(&name).ok_or_else(|| {
-            EngineError::new(
-                "INTERNAL_ERROR",
-                format!("no result layout named '{name}'; use producer, consumer or lag"),
-            )
-        })?;
-        string_array(env, slots)
-    })
-    .resolve::<ThrowPolicy>()
+    names_of(env, &name, "result layout", |n| layout(n).map(<[_]>::to_vec))
 }
 
 /// The engine's own setting names of a client, for Java's check that its GUI elements have a field for each.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kafkanative_jmeter_NativeEngine_settingNames<'l>(
-    mut env: EnvUnowned<'l>,
+    env: EnvUnowned<'l>,
     _class: JClass<'l>,
     name: JString<'l>,
 ) -> JObjectArray<'l, JString<'l>> {
+    names_of(env, &name, "client", setting_names)
+}
+
+/// The names `lookup` gives for the client named `name`, as a Java String[]; an unknown name (a Java constant out of
+/// step with the engine) is an INTERNAL_ERROR naming `what` was asked for.
+fn names_of<'l>(
+    mut env: EnvUnowned<'l>,
+    name: &JString<'l>,
+    what: &str,
+    lookup: impl FnOnce(&str) -> Option<Vec<&'static str>>,
+) -> JObjectArray<'l, JString<'l>> {
     env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
-        let name = opt_string(env, &name)?.unwrap_or_default();
-        let names = setting_names(&name).ok_or_else(|| {
-            EngineError::new("INTERNAL_ERROR", format!("no client named '{name}'; use producer, consumer or lag"))
+        let name = opt_string(env, name)?.unwrap_or_default();
+        let names = lookup(&name).ok_or_else(|| {
+            EngineError::new("INTERNAL_ERROR", format!("no {what} named '{name}'; use producer, consumer or lag"))
         })?;
         string_array(env, &names)
     })
