@@ -11,9 +11,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from report import CONTENDERS  # noqa: E402
+from report import contenders_of  # noqa: E402
 
-COLORS = ["#7f7f7f", "#d62728", "#1f77b4", "#17becf", "#2ca02c", "#98df8a"]
+COLORS = ["#7f7f7f", "#d62728", "#1f77b4", "#17becf", "#2ca02c", "#98df8a", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 
 
 def main(results_path, png_path):
@@ -26,7 +26,7 @@ def main(results_path, png_path):
                                                ("cpu_s_per_100k", "CPU s per 100k records")]):
             ax = axes[row][col]
             labels, values, colors = [], [], []
-            for i, (cid, label, _jvm) in enumerate(CONTENDERS):
+            for i, (cid, label, _jvm) in enumerate(contenders_of(entry["workload"])):
                 v = entry["contenders"].get(cid, {}).get(metric)
                 labels.append(label.split(" ", 1)[0] + " " + cid)
                 values.append(v or 0)

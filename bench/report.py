@@ -18,6 +18,15 @@ Figures and where they come from:
   peak RSS           GNU time's maximum resident set size.
   GC                 -Xlog:gc: sum of all "Pause ..." times, and the number of "Pause Full" events other than
                      "Pause Full (System.gc())" (JMeter itself calls System.gc() once before the load starts).
+  JVM heap           -Xlog:gc plus gc+heap+exit, during the load only (after the System.gc() JMeter makes just before
+                     it starts the threads, up to exit): the largest heap after a GC (live data, an upper bound; the
+                     heap left by that System.gc() when no GC happened during the load), the peak (largest heap
+                     before a GC, or in use at exit), the MB allocated (the growth between GCs, plus the growth after
+                     the last one up to exit) per 100,000 acknowledged records, and the GCs during the load.
+  avg record bytes   the summary's MB/s over its records/s (value bytes; with a registry, its 5-byte header too).
+
+The avro workload (scripts/bench --workloads avro) has its own contenders (AVRO_CONTENDERS): each Avro contender is
+compared with the fixed-bytes contender of the same kind (AVRO_BASE).
 """
 import json
 import math
@@ -35,14 +44,42 @@ CONTENDERS = [
     ("engine", "5a our engine alone, 1 msg/sample", False),
     ("engine-batch", "5b our engine alone, batch", False),
 ]
-LABEL = {c[0]: c[1] for c in CONTENDERS}
-JVM = {"perf-test", "jsr223", "sampler", "sampler-batch"}
+AVRO_CONTENDERS = [
+    ("jsr223-fixed", "JMeter + JSR223 + kafka-clients, 1 KB byte[]", True),
+    ("jsr223-avro", "JMeter + JSR223 + kafka-clients + Apicurio AvroKafkaSerializer", True),
+    ("sampler-fixed", "JMeter + our sampler, 1 msg/sample, 1 KB fixed", True),
+    ("sampler-avro", "JMeter + our sampler, 1 msg/sample, Avro (schema file)", True),
+    ("sampler-avro-registry", "JMeter + our sampler, 1 msg/sample, Avro (registry)", True),
+    ("batch-fixed", "JMeter + our sampler, batch, 1 KB fixed", True),
+    ("batch-avro", "JMeter + our sampler, batch, Avro (schema file)", True),
+    ("batch-avro-registry", "JMeter + our sampler, batch, Avro (registry)", True),
+    ("engine-batch-fixed", "our engine alone, batch, 1 KB fixed", False),
+    ("engine-batch-avro", "our engine alone, batch, Avro (schema file)", False),
+]
+# each Avro contender against the fixed-bytes contender of the same kind
+AVRO_BASE = {
+    "jsr223-avro": "jsr223-fixed",
+    "sampler-avro": "sampler-fixed",
+    "sampler-avro-registry": "sampler-fixed",
+    "batch-avro": "batch-fixed",
+    "batch-avro-registry": "batch-fixed",
+    "engine-batch-avro": "engine-batch-fixed",
+}
+LABEL = {c[0]: c[1] for c in CONTENDERS + AVRO_CONTENDERS}
+JVM = {"perf-test", "jsr223", "sampler", "sampler-batch"} | {c[0] for c in AVRO_CONTENDERS if c[2]}
+
+
+def contenders_of(workload):
+    return AVRO_CONTENDERS if workload == "avro" else CONTENDERS
 
 PERF_LINE = re.compile(
     r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, "
     r"(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th\."
 )
 GC_PAUSE = re.compile(r"Pause .*?([\d.]+)ms\s*$")
+GC_HEAP = re.compile(r"Pause .*? (\d+)([KMG])->(\d+)([KMG])\(\d+[KMG]\)")
+HEAP_EXIT = re.compile(r"heap\s+total (\d+)K, used (\d+)K")
+UNIT_MB = {"K": 1 / 1024.0, "M": 1.0, "G": 1024.0}
 JMETER_SUMMARY = re.compile(r"^summary =\s+(\d+) in .*Err:\s+(\d+)")
 
 
@@ -84,7 +121,34 @@ def parse_gc(text):
     if not text:
         return {}
     pauses = [float(m.group(1)) for line in text.splitlines() for m in [GC_PAUSE.search(line)] if m]
-    return {
+    heap = {}
+    # (before MB, after MB, explicit System.gc()?) per collection
+    events = [(int(m.group(1)) * UNIT_MB[m.group(2)], int(m.group(3)) * UNIT_MB[m.group(4)], "System.gc()" in line)
+              for line in text.splitlines() for m in [GC_HEAP.search(line)] if m]
+    exits = HEAP_EXIT.findall(text)
+    # JMeter calls System.gc() just before it starts the threads: what follows is the load (and the teardown)
+    start = max([i for i, e in enumerate(events) if e[2]], default=-1)
+    load = events[start + 1:]
+    if events or exits:
+        live_start = events[start][1] if start >= 0 else 0.0
+        allocated, after = 0.0, live_start
+        for before, after_gc, _explicit in load:
+            allocated += max(0.0, before - after)
+            after = after_gc
+        peak = max([b for b, _a, _e in load], default=0.0)
+        if exits:
+            used = int(exits[-1][1]) / 1024.0
+            allocated += max(0.0, used - after)
+            peak = max(peak, used)
+        heap = {
+            "heap_live_start_mb": round(live_start, 1) if start >= 0 else None,
+            # no collection during the load: the live heap at its start is the best bound there is
+            "heap_after_gc_max_mb": round(max([a for _b, a, _e in load], default=live_start), 1),
+            "heap_peak_mb": round(peak, 1),
+            "heap_allocated_mb": round(allocated, 1),
+            "gc_events": len(load),
+        }
+    return heap | {
         "gc_pause_ms": round(sum(pauses), 1),
         "gc_pauses": len(pauses),
         # JMeter calls System.gc() itself once before the load starts: counted apart, it says nothing about memory
@@ -168,6 +232,10 @@ def parse_run(d):
             problems.append(f"{figures['failed']} record(s) failed")
     if "cpu_s" in run and run.get("acked"):
         run["cpu_s_per_100k"] = run["cpu_s"] / run["acked"] * 100000.0
+    if run.get("heap_allocated_mb") is not None and run.get("acked"):
+        run["alloc_mb_per_100k"] = run["heap_allocated_mb"] / run["acked"] * 100000.0
+    if run.get("records_per_sec"):
+        run["avg_record_bytes"] = run["mb_per_sec"] * 1048576.0 / run["records_per_sec"]
     run["ok"] = not problems and "cpu_s" in run
     if "cpu_s" not in run:
         problems.append("no CPU figures (time.txt)")
@@ -195,7 +263,8 @@ def ratio(a, b):
 
 
 METRICS = ["records_per_sec", "mb_per_sec", "p50_ms", "p99_ms", "p999_ms", "cpu_s", "cpu_s_per_100k",
-           "rss_mb", "gc_pause_ms", "full_gcs", "wall_s", "acked"]
+           "rss_mb", "gc_pause_ms", "full_gcs", "wall_s", "acked", "avg_record_bytes", "heap_after_gc_max_mb",
+           "heap_peak_mb", "alloc_mb_per_100k", "gc_events", "heap_live_start_mb"]
 
 
 def aggregate(runs):
@@ -217,7 +286,7 @@ def aggregate(runs):
     result = {"workloads": [], "startup_cpu_s": startup}
     for _i, w in sorted(order):
         entry = {"workload": w, "settings": workloads[w]["settings"], "contenders": {}}
-        for cid, _label, _jvm in CONTENDERS:
+        for cid, _label, _jvm in contenders_of(w):
             rs = workloads[w]["contenders"].get(cid, [])
             ok = [r for r in rs if r.get("ok")]
             agg = {m: median([r.get(m) for r in ok]) for m in METRICS}
@@ -234,10 +303,16 @@ def aggregate(runs):
             else:
                 agg["cpu_s_per_100k_net"] = None
             agg["rounds"] = [
-                {k: r.get(k) for k in ("round", "ok", "records_per_sec", "cpu_s_per_100k", "rss_mb", "problems")}
+                {k: r.get(k) for k in ("round", "ok", "records_per_sec", "cpu_s_per_100k", "rss_mb",
+                                       "heap_after_gc_max_mb", "heap_peak_mb", "problems")}
                 for r in sorted(rs, key=lambda r: r.get("round", 0))
             ]
             entry["contenders"][cid] = agg
+        if w == "avro":
+            avro_ratios(entry["contenders"])
+            entry["targets"] = avro_targets(entry["contenders"])
+            result["workloads"].append(entry)
+            continue
         base1 = entry["contenders"]["perf-test"]
         base2 = entry["contenders"]["jsr223"]
         for cid, agg in entry["contenders"].items():
@@ -270,6 +345,14 @@ def targets(workload, c):
     check(f"JMeter + sampler 1 msg/sample >= 0.9x engine alone ({fmt(r, 2)}x)", None if r is None else r >= 0.9)
     r = ratio(b["records_per_sec"], eb["records_per_sec"])
     check(f"JMeter + sampler batch >= 0.9x engine alone batch ({fmt(r, 2)}x)", None if r is None else r >= 0.9)
+    # What JMeter and the JNI bridge add to each sample: both run the same threads, one message per sample, so the
+    # difference of their per-thread sample periods is the time spent outside the engine's send->ack (a mean, over
+    # the whole run, contention included; JMeter's own elapsed is the engine's time by design).
+    threads = s.get("threads") or e1.get("threads")
+    if threads and s["records_per_sec"] and e1["records_per_sec"]:
+        us = threads * (1 / s["records_per_sec"] - 1 / e1["records_per_sec"]) * 1e6
+        check(f"JMeter + bridge cost per sample < 50 us ({us:,.1f} us: threads x (1/sampler - 1/engine alone) records/s)",
+              us < 50)
     if workload.startswith("200KB"):
         jm = [c[k] for k in ("jsr223", "sampler", "sampler-batch")]
         survived = all(x["runs"] and not x["oom"] and x["runs_ok"] == x["runs"] for x in jm)
@@ -277,6 +360,107 @@ def targets(workload, c):
         check("200 KB: every JMeter run finished without OutOfMemoryError", survived)
         check("200 KB: no full GC in JMeter runs", nofull)
     return out
+
+
+def avro_ratios(c):
+    """Each Avro contender against its fixed-bytes twin, from the medians (rounds interleaved: same load)."""
+    for cid, base in AVRO_BASE.items():
+        a, b = c[cid], c[base]
+        a["rps_vs_fixed"] = ratio(a["records_per_sec"], b["records_per_sec"])
+        a["cpu_vs_fixed"] = ratio(a["cpu_s_per_100k"], b["cpu_s_per_100k"])
+        a["heap_after_gc_vs_fixed"] = ratio(a["heap_after_gc_max_mb"], b["heap_after_gc_max_mb"])
+        a["alloc_vs_fixed"] = ratio(a["alloc_mb_per_100k"], b["alloc_mb_per_100k"])
+
+
+# "No rise in JMeter heap use": the Avro run's largest heap after GC at most 10% (and 2 MB) above the fixed run's.
+HEAP_TOLERANCE = (1.10, 2.0)
+
+
+def avro_targets(c):
+    """Issue 14's goals for the Avro contender (benchmark results, not assertions)."""
+    out = []
+
+    def check(text, value):
+        out.append({"target": text, "met": None if value is None else bool(value)})
+
+    for cid in ("sampler-avro", "sampler-avro-registry", "batch-avro", "batch-avro-registry"):
+        a, b = c[cid], c[AVRO_BASE[cid]]
+        if not a["runs"]:
+            continue
+        r = a.get("rps_vs_fixed")
+        check(f"{cid}: records/s >= 0.8x {AVRO_BASE[cid]} ({fmt(r, 2)}x)", None if r is None else r >= 0.8)
+        ha, hb = a["heap_after_gc_max_mb"], b["heap_after_gc_max_mb"]
+        rise = None if ha is None or hb is None else ha <= hb * HEAP_TOLERANCE[0] + HEAP_TOLERANCE[1]
+        check(f"{cid}: no rise in JMeter heap (largest heap after GC {fmt(ha, 1)} MB vs {fmt(hb, 1)} MB)", rise)
+    return out
+
+
+def render_avro(entry):
+    """The avro workload's table: each Avro contender next to its fixed-bytes twin."""
+    ws = entry["settings"]
+    lines = [f"## avro: records of bench/schemas/order.avsc (+ order.rules) vs {ws.get('record_size')} B fixed, "
+             f"{ws.get('threads')} threads, JMeter heap {ws.get('jmeter_heap')}", ""]
+    lines.append("| contender | records/s | avg record B | × fixed | p50 ms | p99 ms | CPU s /100k rec | CPU × fixed | "
+                 "heap at load start MB | heap after GC, max MB | heap peak MB | allocated MB /100k rec | GCs in load | "
+                 "GC pause ms | full GCs | peak RSS MB | runs ok |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for cid, label, jvm in AVRO_CONTENDERS:
+        a = entry["contenders"][cid]
+        if not a["runs"]:
+            continue
+        name = label
+        mps = a.get("messages_per_sample")
+        if "batch" in cid and mps:
+            name += f" ({int(mps)} msg/sample)"
+        lines.append("| " + " | ".join([
+            name,
+            fmt(a["records_per_sec"]),
+            fmt(a["avg_record_bytes"]),
+            fmt(a.get("rps_vs_fixed"), 2) if cid in AVRO_BASE else "1",
+            fmt(a["p50_ms"], 2),
+            fmt(a["p99_ms"], 2),
+            fmt(a["cpu_s_per_100k"], 2),
+            fmt(a.get("cpu_vs_fixed"), 2) if cid in AVRO_BASE else "1",
+            fmt(a["heap_live_start_mb"], 1) if jvm else "n/a",
+            fmt(a["heap_after_gc_max_mb"], 1) if jvm else "n/a",
+            fmt(a["heap_peak_mb"], 1) if jvm else "n/a",
+            fmt(a["alloc_mb_per_100k"], 1) if jvm else "n/a",
+            fmt(a["gc_events"]) if jvm else "n/a",
+            fmt(a["gc_pause_ms"], 0) if jvm else "n/a",
+            (fmt(a["full_gcs_max"]) if a["full_gcs_max"] is not None else "n/a"),
+            fmt(a["rss_mb"]),
+            f"{a['runs_ok']}/{a['runs']}" + (" OOM" if a["oom"] else ""),
+        ]) + " |")
+    lines.append("")
+    for t in entry["targets"]:
+        mark = {True: "met", False: "MISSED", None: "unknown"}[t["met"]]
+        lines.append(f"- target: {t['target']}: **{mark}**")
+    # the same ratio round by round (both contenders ran minutes apart at most): how much the noise moves it
+    per_round = []
+    for cid, base in AVRO_BASE.items():
+        mine = {r["round"]: r["records_per_sec"] for r in entry["contenders"][cid]["rounds"] if r["ok"]}
+        theirs = {r["round"]: r["records_per_sec"] for r in entry["contenders"][base]["rounds"] if r["ok"]}
+        rs = [fmt(ratio(mine[k], theirs[k]), 2) for k in sorted(mine) if k in theirs]
+        if rs:
+            per_round.append(f"{cid} {' / '.join(rs)}")
+    if per_round:
+        lines.append("- × fixed per round: " + "; ".join(per_round))
+    for cid, a in entry["contenders"].items():
+        if a["problems"]:
+            lines.append(f"- problems, {LABEL[cid]}: {'; '.join(a['problems'])}")
+    lines += [
+        "",
+        "- × fixed: against the fixed-bytes contender of the same kind (JSR223, 1 msg/sample, batch, engine alone), "
+        "medians of interleaved rounds. avg record B = MB/s over records/s (with a registry: its 5-byte header too).",
+        "- heap (JMeter's GC log, -Xlog:gc and gc+heap+exit), during the load only: from the System.gc() JMeter "
+        "makes just before it starts the threads ('heap at load start': what it left) to exit. 'after GC, max' is "
+        "the largest heap left after a collection during the load (live data and what survived; the load-start heap "
+        "when none happened), 'peak' the largest before a collection or at exit, 'allocated' the heap growth between "
+        "collections and up to exit, per 100,000 records. The JSR223 figures include Groovy compiling the script "
+        "at the first samples.",
+        "",
+    ]
+    return lines
 
 
 def fmt(v, digits=0):
@@ -303,6 +487,9 @@ def render_md(result, meta):
                  f"({s.get('partitions', '?')} partitions, replication 1).")
     lines.append("")
     for entry in result["workloads"]:
+        if entry["workload"] == "avro":
+            lines += render_avro(entry)
+            continue
         ws = entry["settings"]
         lines.append(f"## {entry['workload']}: {ws.get('record_size')} B records, {ws.get('threads')} threads, "
                      f"JMeter heap {ws.get('jmeter_heap')}")
@@ -389,10 +576,21 @@ def main(argv):
         out = argv[2]
         result = json.loads(read(os.path.join(out, "results.json")) or "{}")
         passed = failed = 0
-        for cid, label, _jvm in CONTENDERS:
+        # every contender of a workload that ran (the avro workload's registry contenders only when they ran:
+        # scripts/bench --no-registry skips them; its plain Avro and fixed ones always run)
+        expected = [(cid, label, [e for e in result.get("workloads", []) if e["workload"] != "avro"])
+                    for cid, label, _jvm in CONTENDERS]
+        avro = [e for e in result.get("workloads", []) if e["workload"] == "avro"]
+        if avro:
+            ran = {cid for e in avro for cid, a in e["contenders"].items() if a["runs"]}
+            expected += [(cid, label, avro) for cid, label, _jvm in AVRO_CONTENDERS
+                         if cid in ran or cid in ("sampler-fixed", "sampler-avro", "batch-fixed", "batch-avro")]
+        for cid, label, entries in expected:
+            if not entries:
+                continue
             bad = []
             seen = False
-            for entry in result.get("workloads", []):
+            for entry in entries:
                 a = entry["contenders"].get(cid)
                 if not a or a["runs"] == 0:
                     bad.append(f"{entry['workload']}: did not run")
@@ -400,6 +598,10 @@ def main(argv):
                 seen = True
                 if a["runs_ok"] < a["runs"] or a["records_per_sec"] is None:
                     bad.append(f"{entry['workload']}: " + "; ".join(a["problems"] or ["no figures"]))
+                elif entry["workload"] == "avro" and cid in JVM and a["heap_peak_mb"] is None:
+                    bad.append("avro: no heap figures in the GC log")
+                elif entry["workload"] == "avro" and not a["avg_record_bytes"]:
+                    bad.append("avro: no record size")
             if not seen:
                 bad.append("no run")
             chart = os.path.join(out, "chart.png")

@@ -19,6 +19,7 @@ use crate::client::config::{self as librdkafka_conf, create};
 use crate::client::context::ClientCtx;
 use crate::client::metadata::{self, Fetch};
 use crate::client::settings::{number, require_bootstrap, required, servers, split, Split};
+use crate::client::retry;
 use crate::consumer::settings::{candidates, translate_all};
 use crate::error::EngineError;
 
@@ -202,14 +203,20 @@ impl LagMonitor {
         for p in &ids {
             tpl.add_partition(&s.topic, *p);
         }
-        let committed = self.consumer.committed_offsets(tpl, s.timeout).map_err(|e| {
-            let mut err = EngineError::from_kafka(&e);
-            err.message = format!("reading the committed offsets of group '{}' failed: {}", s.group, err.message);
-            err
-        })?;
+        // A coordinator or leader being elected (a fresh broker, a topic created a moment ago) is waited for
+        // within timeout.ms instead of failing the reading.
+        let deadline = Instant::now() + s.timeout;
+        let (committed, _) = retry::until_answered(deadline, |left| self.consumer.committed_offsets(tpl.clone(), left))
+            .map_err(|(e, _)| {
+                let mut err = EngineError::from_kafka(&e);
+                err.message = format!("reading the committed offsets of group '{}' failed: {}", s.group, err.message);
+                err
+            })?;
         let mut lags = Vec::with_capacity(ids.len());
         for p in ids {
-            let (low, high) = self.consumer.fetch_watermarks(&s.topic, p, s.timeout).map_err(kafka)?;
+            let ((low, high), _) =
+                retry::until_answered(deadline, |left| self.consumer.fetch_watermarks(&s.topic, p, left))
+                    .map_err(|(e, _)| kafka(e))?;
             let committed = match committed.find_partition(&s.topic, p).map(|e| e.offset()) {
                 Some(Offset::Offset(o)) => Some(o),
                 _ => None,

@@ -5,6 +5,7 @@
 //! The JNI bridge holds the one instance of the JVM ([`crate::jni`]); a test makes its own with [`Run::new`].
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
@@ -25,6 +26,9 @@ pub struct Run {
     pub breakdown: crate::breakdown::RunBreakdown,
     /// The summaries and lag readings of the run, for the verdict judged after JMeter's end of test.
     pub judgement: crate::judgement::Record,
+    /// A producer handle was closed without waiting (JMeter stopped the test, or the JVM is ending): the report
+    /// then skips the audit's read-back, which could wait out audit.timeout.ms on a broker that is gone.
+    stopped: AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -38,6 +42,10 @@ struct ProducerJson<'a> {
     figures: crate::producer::stats::Summary<'a>,
     perf_line: &'a str,
     run_id: &'a str,
+    /// The test was stopped before its end (StopTestNow, or the JVM terminated): the figures cover what was
+    /// done until then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stopped: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     audit: Option<AuditJson>,
     /// With `audit=true`: what the broker acknowledged (sequence ranges per producer) and when the run started,
@@ -56,6 +64,7 @@ struct ProducerJson<'a> {
 enum AuditJson {
     Report(AuditReport),
     Failed { error: String },
+    Skipped { skipped: String },
 }
 
 /// The consumer report's JSON: the figures and the three printed lines.
@@ -91,6 +100,11 @@ impl Run {
         lock(&self.producer).merge(totals);
     }
 
+    /// A producer handle closed without waiting for its messages (the test was stopped, or the JVM is ending).
+    pub fn note_stopped(&self) {
+        self.stopped.store(true, Ordering::Relaxed);
+    }
+
     /// Retries counted by a producer (from librdkafka's statistics), when it closes.
     pub fn add_retries(&self, retries: u64) {
         lock(&self.producer).retries += retries;
@@ -105,6 +119,7 @@ impl Run {
     /// line when `audit=true`, and writes the JSON summary to `path`.
     pub fn producer_report(&self, path: Option<&str>) -> Result<Option<String>, EngineError> {
         let totals = std::mem::take(&mut *lock(&self.producer));
+        let stopped = self.stopped.swap(false, Ordering::Relaxed);
         let (run_id, run_start_ms) = self.current_run();
         *lock(&self.id) = None;
         if totals.sent == 0 {
@@ -112,6 +127,9 @@ impl Run {
         }
         let mut text = totals.perf_line();
         let perf_line = text.clone();
+        if let Some(late) = totals.late_line() {
+            text = format!("{text}\n{late}");
+        }
         // Where the time went: one line right after the perf line, then the hints with their evidence.
         let (b, knobs) = self.breakdown.take();
         let mean_ms = totals.latency_us.mean() / 1000.0;
@@ -123,6 +141,16 @@ impl Run {
         // Nothing acknowledged, nothing to prove: no read-back (it would wait out audit.timeout.ms on a cluster that
         // may not even exist, e.g. handles that only validated their settings).
         let audit = totals.audit.as_ref().filter(|_| totals.acked > 0).map(|target| {
+            if stopped {
+                let why = format!(
+                    "the test was stopped before its end (StopTestNow, or the JVM was terminated), when a broker may \
+                     be gone: no read-back, so that the stop is not held up for up to audit.timeout.ms; audit the run \
+                     later with scripts/audit --topic {} --summary <kafka.summary.file>",
+                    target.topic
+                );
+                text.push_str(&format!("\naudit of run {run_id} skipped: {why}"));
+                return AuditJson::Skipped { skipped: why };
+            }
             // A second of slack: message timestamps come from the producer's clock, the run start from ours.
             let since = run_start_ms.saturating_sub(1000);
             match audit::read_back(target, &run_id, since, Some(&totals.acked_seqs)) {
@@ -145,6 +173,7 @@ impl Run {
             figures: totals.summary(),
             perf_line: &perf_line,
             run_id: &run_id,
+            stopped,
             audit,
             audit_acked,
             run_start_ms: totals.audit.is_some().then_some(run_start_ms),
@@ -192,4 +221,35 @@ fn write_json(path: &str, value: &serde_json::Value, property: &str) -> Result<(
     let pretty = serde_json::to_string_pretty(value).expect("a JSON value always serializes");
     std::fs::write(path, pretty)
         .map_err(|e| EngineError::new("SUMMARY_NOT_WRITTEN", format!("{property}: cannot write '{path}': {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::AuditTarget;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_stopped_run_skips_the_audit_with_a_note_and_says_it_was_stopped() {
+        let run = Run::new();
+        let mut t = Totals::default();
+        t.record_send(Instant::now());
+        t.record_ack(Duration::from_millis(1), 10, 0, Instant::now());
+        let client = BTreeMap::from([("bootstrap.servers".to_string(), "127.0.0.1:1".to_string())]);
+        // A read-back against this would wait out its 60 s: the skip is what keeps the test fast.
+        t.audit = Some(AuditTarget::new(&client, "t", Duration::from_secs(60)));
+        run.merge_producer(&t);
+        run.note_stopped();
+        let path = std::env::temp_dir().join(format!("kn-stopped-{}.json", std::process::id()));
+        let start = Instant::now();
+        let text = run.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+        assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+        assert!(text.contains("audit of run ") && text.contains(" skipped: the test was stopped"), "{text}");
+        let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(json["stopped"], true, "{json}");
+        assert!(json["audit"]["skipped"].as_str().unwrap().contains("scripts/audit"), "{json}");
+        // The flag belongs to that run: the next report is a normal one.
+        assert!(!run.stopped.load(Ordering::Relaxed));
+        let _ = std::fs::remove_file(path);
+    }
 }

@@ -190,7 +190,7 @@ pub static METRICS: &[Metric] = &[
     Metric {
         name: "acked.after.timeout",
         kind: Kind::Number,
-        about: "messages acknowledged after their sample had timed out",
+        about: "messages acknowledged after their sample had ended (timed out or stopped)",
         read: |r| n(number(producer(r)?, &["acked_after_timeout"], NO_PRODUCER)?),
     },
     Metric { name: "mean", kind: Kind::Millis, about: "mean send->ack latency", read: |r| latency(r, "mean") },

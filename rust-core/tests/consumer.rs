@@ -260,6 +260,15 @@ fn empty_poll_waits_the_timeout_and_interrupt_ends_it_early() {
     waker.join().unwrap();
     assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
     assert_eq!(o.error.unwrap().code, "INTERRUPTED");
+
+    // A stop that arrives between two samples is not lost: the next poll ends at once instead of waiting out
+    // poll.timeout.ms (the flag used to be cleared at the start of each poll).
+    c.interrupter().store(true, Ordering::Release);
+    let start = Instant::now();
+    let o = c.poll();
+    assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+    assert_eq!(o.error.map(|e| e.code), Some("INTERRUPTED".to_string()));
+    // Used up by the sample it ended: the following poll waits again (an empty topic, so until its timeout).
     c.close();
 }
 

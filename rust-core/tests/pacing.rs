@@ -27,3 +27,28 @@ fn target_rate_paces_samples_and_reports_schedule_delay() {
     // On time: each sample starts within a few ms of its slot (generous for a busy CI machine).
     assert!(delay["p50"].as_u64().unwrap() < 50_000, "{delay}");
 }
+
+#[test]
+fn a_stop_during_the_target_rate_pause_ends_the_sample_unsent() {
+    require_broker!();
+    let topic = new_topic("paced-stop", 1);
+    // One sample every 5 s: the second waits for its slot, and the stop comes during that wait.
+    let mut p = open_producer(&topic, &[("target.rate", "0.2")]);
+    assert_eq!(p.send(None).acked, 1);
+    let slot = p.slot();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        slot.interrupt();
+    });
+    let start = Instant::now();
+    let o = p.send(None);
+    stopper.join().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+    // The stop is not lost after the pause: the sample is not sent (it used to be, and acknowledged).
+    assert_eq!((o.acked, o.error.as_ref().map(|e| e.code.as_str())), (0, Some("INTERRUPTED")), "{o:?}");
+    // A stop between samples ends the next one too, at once.
+    p.slot().interrupt();
+    let o = p.send(None);
+    assert_eq!((o.acked, o.error.as_ref().map(|e| e.code.as_str())), (0, Some("INTERRUPTED")), "{o:?}");
+    assert!(p.close(Duration::from_secs(5)).starts_with("closed: 1 acked, 0 failed"));
+}

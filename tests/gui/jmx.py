@@ -4,6 +4,8 @@
 Usage: jmx.py tree PLAN       one line per element, depth first: "depth|name" (the Test Plan has depth 1), the
                               order of JMeter's tree
        jmx.py samplers PLAN   the names of its Java Request samplers and Kafka elements, one a line
+       jmx.py kafka-elements PLAN
+                              its Kafka elements as "class|name" (e.g. KafkaProducer|kafka-produce), one a line
        jmx.py form-check PLAN NAME FORM
                               the form the GUI probe read for the element NAME (FORM: its "form" answer) shows
                               what the plan saved: for a Java Request its class in the class dropdown and each
@@ -19,6 +21,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 KAFKA_ELEMENTS = {"io.kafkanative.jmeter." + n for n in ("KafkaConnection", "KafkaProducer", "KafkaConsumer", "KafkaLagMonitor")}
+# the form's groups (ElementSetting's group names), each titled by "<group>.displayName" in the Resources
+GROUPS = {"topic", "message", "schema", "delivery", "timing", "checks", "client", "cluster", "security", "verdict"}
 RESOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../java-sampler/src/main/resources")
 
 
@@ -51,9 +55,16 @@ def bean_form_check(e, form_file):
     values = [l.split("|")[1] for l in lines if l.split("|")[0] in ("field", "textarea", "combo")]
     passwords = sum(1 for l in lines if l.startswith("password|"))
     for key, text in texts.items():
-        if key.endswith(".displayName") and key.count(".") == 1 and key.split(".")[0] in {"topic", "message", "delivery", "timing", "checks", "client", "cluster", "security"}:
+        if key.endswith(".displayName") and key.count(".") == 1 and key.split(".")[0] in GROUPS:
             if text not in borders:
                 problems.append(f"no group titled {text!r} (borders: {sorted(borders)})")
+    # every setting the element has (saved in the plan or not: a plan from before a setting existed shows it too)
+    for key in texts:
+        if key.endswith(".shortDescription") and texts[key[: -len(".shortDescription")] + ".displayName"] + ":" not in labels:
+            problems.append(f"no label for the setting {key[: -len('.shortDescription')]}")
+    secret = [n for n in texts if n.endswith(".shortDescription") and n.split(".")[0].lower().endswith("password")]
+    if passwords != len(secret):
+        problems.append(f"{passwords} password field(s), the element has {len(secret)} password setting(s)")
     for name, value in settings(e).items():
         label = texts.get(name + ".displayName")
         if label is None:
@@ -64,9 +75,8 @@ def bean_form_check(e, form_file):
             problems.append(f"no label {label!r} for {name}")
         if f"tooltip|{label}|<html>{texts.get(name + '.shortDescription')}</html>" not in tooltips:
             problems.append(f"the label {label!r} lacks its tooltip")
-        if name == "password":
-            if passwords != 1:
-                problems.append("the password is not in a password field")
+        if name.lower().endswith("password"):
+            pass  # a password field (counted above), never read
         elif value not in values and not (value in ("true", "false") and value.capitalize() in values):
             # (JMeter 5.6.3 shows a literal true/false of a dropdown as True/False; the sampler accepts both)
             problems.append(f"{name}: the value {value!r} is not shown")
@@ -164,6 +174,8 @@ def main():
             print(f"{depth}|{e.get('testname', '')}")
         elif what == "samplers" and (e.tag == "JavaSampler" or e.tag in KAFKA_ELEMENTS):
             print(e.get("testname", ""))
+        elif what == "kafka-elements" and e.tag in KAFKA_ELEMENTS:
+            print(f"{e.tag.rsplit('.', 1)[1]}|{e.get('testname', '')}")
         elif what == "form-check" and (e.tag == "JavaSampler" or e.tag in KAFKA_ELEMENTS) and e.get("testname") == sys.argv[3]:
             found = True
             problems = form_check(e, sys.argv[4]) if e.tag == "JavaSampler" else bean_form_check(e, sys.argv[4])

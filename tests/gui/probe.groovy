@@ -11,6 +11,7 @@
 //   select NAME      select the first tree node named NAME (as a click on it does: JMeter shows its form)
 //   form             what the selected element's form shows: "kind|text" per label, border title, check box,
 //                    text field, combo box (selection and choices) and table header/cell; passwords are not read
+//   reveal TEXT      scroll the selected element's form so that the label TEXT (and what follows it) is on screen
 //   save PATH        write the plan as the GUI holds it (the form being edited included) to PATH, as File > Save
 //                    As does, without the dialog (for save / reopen / run round trips)
 //   title            the main window's title
@@ -121,6 +122,28 @@ def commands = [
     },
     form  : { arg -> onEdt { formLines((Component) GuiPackage.instance.currentGui) } },
     title : { arg -> onEdt { [GuiPackage.instance.mainFrame.title] } },
+    reveal: { arg ->
+        def shown = onEdt {
+            def find
+            find = { Component c ->
+                if (c instanceof JLabel && clean(c.text) == arg) return c
+                if (c instanceof Container) for (child in c.components) { def hit = find(child); if (hit) return hit }
+                null
+            }
+            JLabel label = find((Component) GuiPackage.instance.currentGui)
+            if (label == null) return false
+            // the label's group to the top of the form's viewport: its fields show below it
+            def viewport = SwingUtilities.getAncestorOfClass(JViewport, label)
+            if (viewport == null) return true // the whole form fits: nothing to scroll
+            def at = SwingUtilities.convertPoint(label.parent, label.location, viewport.view)
+            int bottom = (int) (viewport.view.height - viewport.extentSize.height)
+            viewport.viewPosition = new java.awt.Point(0, Math.max(0, Math.min((int) at.y - 30, bottom)))
+            true
+        }
+        if (!shown) throw new IllegalArgumentException("no label '${arg}' in the form")
+        onEdt { null } // repaint
+        ["revealed ${arg}"]
+    },
     // the entries of one Add submenu (samplers, config_elements: MenuFactory's categories), as Add > ... lists them
     menu  : { arg ->
         def category = [samplers: org.apache.jmeter.gui.util.MenuFactory.SAMPLERS,

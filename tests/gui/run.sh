@@ -6,7 +6,9 @@
 #   components by tests/gui/probe.groovy, which JMeter runs as its JSR-223 init script);
 # - the plan saved from the GUI keeps its elements and settings, and reopens;
 # - for each Kafka element (Connection, Producer, Consumer, Lag Monitor), the form shows its title, its groups,
-#   each setting's label with its tooltip and the saved value, the password in a password field (tests/gui/jmx.py);
+#   each setting's label with its tooltip and the saved value, the passwords in password fields (tests/gui/jmx.py);
+#   the Producer's and Consumer's Schema group and the Connection's Verdict group by their labels, with a
+#   screenshot of the form scrolled to that group (target/gui-tests/<plan>--<element>--<group>.png);
 # - jmeter.log has no ERROR from the GUI's start or from opening a plan, and JMeter exits when asked;
 # - screenshots: target/gui-tests/<plan>.png (the whole plan, tree expanded) and
 #   target/gui-tests/<plan>--<sampler>.png (that sampler's form). They are not compared with references: look at them.
@@ -69,6 +71,42 @@ sampler_form() {
   gui_cmd select "$sampler" >/dev/null && gui_cmd form >"$file.form.txt" || return 1
   python3 tests/gui/jmx.py form-check "$plan" "$sampler" "$file.form.txt" || return 1
   gui_screenshot "$file.png" && picture_ok "$file.png"
+}
+
+# group_shown FORM GROUP LABEL...: the form the probe read (sampler_form's FORM.form.txt) has the group titled GROUP
+# and each LABEL in it (the Schema group of issue 14, the Connection's Verdict group of issue 12), then a screenshot
+# of the form scrolled to that group (FORM--GROUP.png; the element must still be selected).
+group_shown() {
+  local form="$1" group="$2" label
+  shift 2
+  grep -qx "border|$group" "$form.form.txt" || { echo "no group '$group' in $form.form.txt"; return 1; }
+  for label in "$@"; do
+    grep -qx "label|$label:" "$form.form.txt" || { echo "no label '$label:' in $form.form.txt"; return 1; }
+    grep -q "^tooltip|$label:|<html>..*</html>$" "$form.form.txt" || { echo "'$label:' has no tooltip"; return 1; }
+  done
+  echo "$group: $*"
+  gui_cmd reveal "$1:" >/dev/null && gui_screenshot "$form--$group.png" && picture_ok "$form--$group.png"
+}
+
+# kafka_groups KIND NAME: for a Kafka element of the plan, its new groups by name (after its form was read).
+kafka_groups() {
+  local kind="$1" sampler="$2" form
+  form="$out/$plan_name--$(tr -c 'A-Za-z0-9._-' '_' <<<"$sampler" | sed 's/_$//')"
+  gui_cmd select "$sampler" >/dev/null || return 1
+  case "$kind" in
+    KafkaProducer)
+      group_shown "$form" Schema "Value schema file" "Value Protobuf message" "Value schema subject" \
+        "Value schema version" "Value field rules" "Value field rules file" "Value schema input" \
+        "Value subject naming" "Value framing" "Key schema file" "Registry URL" "Registry username" \
+        "Registry password" "Registry CA file" "Auto-register schemas" &&
+        grep -qx 'password|(not read)' "$form.form.txt" ;;
+    KafkaConsumer)
+      group_shown "$form" Schema "Decode values" "Value schema file" "Value assertion" "Decode keys" "Registry URL" \
+        "Registry password" && grep -qx 'password|(not read)' "$form.form.txt" ;;
+    KafkaConnection)
+      group_shown "$form" Verdict "Verdict criteria" "Verdict JUnit file" "Verdict baseline" ;;
+    *) echo "no new group to check on a $kind" ;;
+  esac
 }
 
 # File > Save As through the probe: the saved plan keeps the elements and every sampler's class and settings.
@@ -154,6 +192,12 @@ for plan in "${plans[@]}"; do
   while IFS= read -r sampler; do
     check "$plan_name: '$sampler' form shows its class and saved settings (screenshot)" sampler_form "$sampler"
   done < <(python3 tests/gui/jmx.py samplers "$plan")
+  while IFS='|' read -r kind sampler; do
+    [[ "$kind" == KafkaLagMonitor ]] && continue
+    group=Schema
+    [[ "$kind" == KafkaConnection ]] && group=Verdict
+    check "$plan_name: '$sampler' ($kind) shows its $group group's labels (screenshot)" kafka_groups "$kind" "$sampler"
+  done < <(python3 tests/gui/jmx.py kafka-elements "$plan")
   check "$plan_name: the GUI saves the plan with its elements and settings" saves_plan
   check "$plan_name: the saved plan reopens with the same elements" reopens_saved
   check "$plan_name: no ERROR in jmeter.log since it was opened" no_log_errors "$log_from"

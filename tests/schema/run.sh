@@ -160,6 +160,20 @@ jmeter_protobuf() {
     python3 tests/schema/jtl_check.py "$out/protobuf-registry.jtl" --produced 20 --consumer-code ASSERTION_FAILED
 }
 
+# The Kafka Producer's and Consumer's Registry password field (from a -q file, as its tooltip advises): the run works
+# (the registry here does not ask for credentials) and the password is in no output: JTL, jmeter.log, stdout, summaries.
+password_never_shown() {
+  local secret="kn-Secret-$RANDOM$RANDOM"
+  printf 'schema.registry.username=load-test\nschema.registry.password=%s\n' "$secret" >"$out/secret.properties"
+  run_plan secret -q "$out/secret.properties" -Jkafka.topic="schema-secret-$RANDOM$RANDOM" -Jproducers=1 -Jloops=5 \
+    -Jconsumers=1 -Jschema.file="$schemas/order.avsc" -Jschema.rules.file="$schemas/order.rules" &&
+    python3 tests/schema/jtl_check.py "$out/secret.jtl" --produced 50 --consumed 50 &&
+    if grep -l "$secret" "$out"/secret.jtl "$out"/secret.log "$out"/secret.out "$out"/secret-*.json; then
+      echo "the registry password appears in the files above"
+      return 1
+    fi
+}
+
 # A JMeter-built JSON value encoded against the schema; then one that does not match is refused, per sample.
 jmeter_json_input() {
   local record='{"id": 7, "code": "J7", "status": "PAID", "ref": "0d9c5c4e-33a1-4d0f-8f5e-000000000007", "created": 1764547200000, "updated": 1764547200000000, "delivery_day": 20423, "total": "10.50", "currency": "EUR", "note": null, "customer": {"id": 1, "name": "Ann", "email": "ann@example.com", "tier": "gold", "address": {"street": "S", "city": "C", "zip": "1", "country": "DE"}}, "lines": [], "tags": ["x"], "attributes": {}, "gift": true, "weight_kg": 1.5}'
@@ -180,6 +194,7 @@ check "JMeter: Avro with the schema from the registry (subject, latest)" jmeter_
 check "JMeter: JSON Schema from a file, produced and decoded" jmeter_json_schema
 check "JMeter: Protobuf from a file and from the registry (second message), decoded; assertion failures coded" jmeter_protobuf
 check "JMeter: a JSON value from JMeter encoded as Avro; a mismatching one refused (RECORD_INVALID)" jmeter_json_input
+check "JMeter: the Registry password field is in no JTL, log or summary" password_never_shown
 if [[ -n "$(find "$root" -maxdepth 3 -name 'hs_err_pid*.log' -newer "$out/build.log" 2>/dev/null)" ]]; then
   check "no JVM crash (hs_err_pid*.log)" false
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The verdict for CI (issue 12), through JMeter's stock launcher (bin/ApacheJMeter.jar, as scripts/jmeter runs it):
 # exit codes with passing and failing thresholds (JTL and dashboard still complete), the JUnit XML, an unmeasurable
-# criterion, an invalid one, a regression against a doctored baseline (and scripts/compare), the time breakdown's
+# criterion, an invalid one, the verdict set in the plan's Kafka Connection (no -J; the property wins), a regression against a doctored baseline (and scripts/compare), the time breakdown's
 # fields and consistency, the load generator's warning, lag and consumer criteria, and `scripts/experiment --quick`.
 # Needs a built jar (scripts/build) and a running broker on 127.0.0.1:9092 (scripts/kafka start).
 #   tests/verdict/run.sh [--no-experiment]     (--no-experiment skips the ~4 minutes of scripts/experiment --quick)
@@ -161,6 +161,62 @@ print("lag block:", s["lag"])
 PY
 }
 
+# The verdict in the plan (the Kafka Connection's Verdict group), no -Jkafka.verdict: a copy of the baseline plan with
+# the Verdict criteria and Verdict JUnit file fields filled in, as a tester would in the GUI.
+plan_with_verdict() { # plan_with_verdict NAME CRITERIA: writes $out/NAME.jmx, its JUnit file $out/NAME-junit.xml
+  python3 - jmeter-plans/producer-baseline.jmx "$out/$1.jmx" "$2" "$out/$1-junit.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+tree = ET.parse(sys.argv[1])
+connection = tree.getroot().find(".//io.kafkanative.jmeter.KafkaConnection")
+for name, value in (("verdictCriteria", sys.argv[3]), ("verdictJunit", sys.argv[4])):
+    prop = connection.find(f"stringProp[@name='{name}']")
+    if prop is None:
+        prop = ET.SubElement(connection, "stringProp", name=name)
+    prop.text = value
+tree.write(sys.argv[2], encoding="UTF-8", xml_declaration=True)
+PY
+}
+
+# run_plan_verdict PLAN NAME [-J...]: like run, on $out/PLAN.jmx, without any kafka.verdict* property.
+run_plan_verdict() {
+  local plan="$1" name="$2"
+  shift 2
+  scripts/jmeter -n -t "$out/$plan.jmx" -l "$out/$name.jtl" -j "$out/$name.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jkafka.topic="verdict-$name-$RANDOM$RANDOM" -Jthreads=2 -Jloops=500 \
+    -Jkafka.summary.file="$out/$name-summary.json" "$@" >"$out/$name.out" 2>&1
+  local rc=$?
+  echo "$name: jmeter exit $rc"
+  grep -E '^verdict' "$out/$name.out"
+  return $rc
+}
+
+junit_counts() { # junit_counts FILE TESTS FAILURES
+  python3 -c 'import sys,xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find("testsuite"); t=(s.get("tests"),s.get("failures")); print("junit", t); assert t==(sys.argv[2],sys.argv[3]), t' "$@"
+}
+
+plan_field_fails() {
+  plan_with_verdict field-fail 'error.rate<1%; p99<1us' &&
+    exit_is 3 run_plan_verdict field-fail field-fail &&
+    grep -q '^verdict: FAIL (1 of 2 criteria failed: p99); jmeter -n exits with code 3$' "$out/field-fail.out" &&
+    [[ "$(jtl_rows "$out/field-fail.jtl")" == 1000 ]] && junit_counts "$out/field-fail-junit.xml" 2 1
+}
+
+plan_field_passes() {
+  plan_with_verdict field-pass 'error.rate<1%; records.per.sec>=10' &&
+    exit_is 0 run_plan_verdict field-pass field-pass &&
+    grep -q '^verdict: PASS (2 criteria)$' "$out/field-pass.out" && junit_counts "$out/field-pass-junit.xml" 2 0
+}
+
+# The failing plan again, with -Jkafka.verdict and -Jkafka.verdict.junit: the properties win over the fields.
+property_wins() {
+  exit_is 0 run_plan_verdict field-fail field-override '-Jkafka.verdict=error.rate<1%' \
+    -Jkafka.verdict.junit="$out/field-override-junit.xml" &&
+    grep -q '^verdict: PASS (1 criteria)$' "$out/field-override.out" &&
+    grep -q "kafka.verdict: the JMeter property is used; it overrides the Verdict criteria field of Kafka Connection \[kafka\]" \
+      "$out/field-override.log" &&
+    junit_counts "$out/field-override-junit.xml" 1 0
+}
+
 experiment_quick() {
   scripts/experiment --quick --out "$out/experiments" >"$out/experiment.out" 2>&1
   local rc=$?
@@ -191,6 +247,9 @@ check "regression against a doctored baseline, scripts/compare" regression
 check "time breakdown present and consistent" breakdown
 check "load-generator warning raised and not raised" generator
 check "end-to-end plan: lag and consumer criteria judged" lag_and_consumer
+check "verdict in the plan (Connection's Verdict fields, no -J): a failing criterion exits 3, JUnit written" plan_field_fails
+check "verdict in the plan (Connection's Verdict fields, no -J): passing criteria exit 0" plan_field_passes
+check "-Jkafka.verdict and -Jkafka.verdict.junit win over the Connection's fields" property_wins
 if [[ "${1:-}" != "--no-experiment" ]]; then
   check "scripts/experiment --quick outputs parse" experiment_quick
 fi

@@ -3,9 +3,11 @@
 //! (a wrong SASL password instead of "transport failure"); log lines go to the [`crate::logsink`]; statistics
 //! give the retry count (and a producer's time breakdown, [`crate::breakdown`]). Every callback body runs under [`guarded`]: a panic there becomes a logged error.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::ConsumerContext;
@@ -42,7 +44,14 @@ pub struct ClientCtx {
     last_log_error: Mutex<Option<String>>,
     /// A producer's: where the send->ack time goes, from the same statistics.
     breakdown: Option<Recorder>,
+    /// When each kind of client-level error was last logged at ERROR: see [`REPEAT_QUIET`].
+    logged: Mutex<HashMap<String, Instant>>,
 }
+
+/// A client-level error logged at ERROR is logged again only at DEBUG for this long: librdkafka raises
+/// AllBrokersDown at every reconnect attempt, which made a shared producer on a dead broker log 120 ERROR lines
+/// in 3 s, one cause.
+const REPEAT_QUIET: Duration = Duration::from_secs(30);
 
 impl ClientCtx {
     /// A producer's context: its statistics also feed the time breakdown.
@@ -67,7 +76,23 @@ impl ClientCtx {
 
     /// The error hook's body: log, and keep the cause.
     pub fn on_error(&self, error: KafkaError, reason: &str) {
-        log::error!("librdkafka: {error}: {reason}");
+        let kind = format!("{:?}", error.rdkafka_error_code());
+        let now = Instant::now();
+        let repeat = {
+            let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
+            match logged.get(&kind) {
+                Some(at) if now.duration_since(*at) < REPEAT_QUIET => true,
+                _ => {
+                    logged.insert(kind, now);
+                    false
+                }
+            }
+        };
+        if repeat {
+            log::debug!("librdkafka: {error}: {reason}");
+        } else {
+            log::error!("librdkafka: {error}: {reason}");
+        }
         let mut last = self.last_error.lock().unwrap_or_else(|p| p.into_inner());
         // "All brokers are down" follows the error that took them down: keep that one.
         if error.rdkafka_error_code() == Some(RDKafkaErrorCode::AllBrokersDown) && last.is_some() {

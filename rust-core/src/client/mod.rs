@@ -1,10 +1,12 @@
 //! What every Kafka client of the engine shares: parameter handling ([`settings`]), the librdkafka configuration
 //! and its validation ([`config`]), the client context with its error hook ([`context`]), metadata fetches that
-//! carry the client's last error ([`metadata`]) and topic administration ([`admin`]).
+//! carry the client's last error ([`metadata`]), bounded retry of transient errors ([`retry`]) and topic
+//! administration ([`admin`]).
 
 pub mod admin;
 pub mod config;
 pub mod context;
 pub mod limits;
 pub mod metadata;
+pub mod retry;
 pub mod settings;

@@ -31,6 +31,7 @@ use crate::client::config;
 use crate::client::context::{guarded, ClientCtx, HasClientCtx};
 use crate::client::metadata::{self, Fetch};
 use crate::client::settings::servers;
+use crate::client::retry;
 use crate::error::{EngineError, INTERRUPTED};
 use crate::report::Run;
 use crate::schema::RecordDecoder;
@@ -245,7 +246,8 @@ impl ConsumerHandle {
 
     /// One sample: up to `max.records` records within `poll.timeout.ms`.
     pub fn poll(&mut self) -> PollOutcome {
-        self.interrupted.store(false, Ordering::Release);
+        // The stop flag is not cleared here: a stop that arrived between two samples (or just before this one)
+        // would be lost, and the sample would wait out poll.timeout.ms. It is used up by the sample it ends.
         let start = Instant::now();
         let deadline = start + self.settings.poll_timeout;
         let mut sample = SampleAcc::default();
@@ -287,7 +289,7 @@ impl ConsumerHandle {
                     if end >= deadline {
                         break;
                     }
-                    if self.interrupted.load(Ordering::Acquire) {
+                    if self.interrupted.swap(false, Ordering::AcqRel) {
                         error = Some(EngineError::new(INTERRUPTED, "the test was stopped while waiting for records"));
                         break;
                     }
@@ -454,23 +456,6 @@ struct Start {
     end: i64,
 }
 
-/// Errors of the committed-offset fetch that go away by themselves: the group coordinator is being elected or is
-/// loading (a fresh broker creates `__consumer_offsets` on the first group's request), or a broker connection dropped.
-fn transient(code: RDKafkaErrorCode) -> bool {
-    matches!(
-        code,
-        RDKafkaErrorCode::NotCoordinator
-            | RDKafkaErrorCode::CoordinatorNotAvailable
-            | RDKafkaErrorCode::CoordinatorLoadInProgress
-            | RDKafkaErrorCode::BrokerTransportFailure
-            | RDKafkaErrorCode::AllBrokersDown
-            | RDKafkaErrorCode::RequestTimedOut
-            | RDKafkaErrorCode::OperationTimedOut
-            | RDKafkaErrorCode::NotLeaderForPartition
-            | RDKafkaErrorCode::LeaderNotAvailable
-    )
-}
-
 /// The group's committed offsets of `partitions`, retried while the coordinator is not ready, within `timeout.ms`;
 /// a partition without a committed offset starts at `auto.offset.reset` (earliest by default).
 fn start_offsets(
@@ -486,36 +471,27 @@ fn start_offsets(
         tpl.add_partition(&settings.topic, *p);
     }
     let deadline = Instant::now() + settings.timeout;
-    let mut attempts = 0u32;
-    let committed = loop {
-        attempts += 1;
-        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100));
-        let result = consumer.committed_offsets(tpl.clone(), left).and_then(|list| {
+    let (committed, attempts) = retry::until_answered(deadline, |left| {
+        consumer.committed_offsets(tpl.clone(), left).and_then(|list| {
             // The request may succeed while single partitions carry the coordinator's error.
             match list.elements().iter().find_map(|e| e.error().err()) {
                 Some(e) => Err(e),
                 None => Ok(list),
             }
-        });
-        match result {
-            Ok(list) => break list,
-            Err(e) => {
-                let retry = e.rdkafka_error_code().is_some_and(transient) && Instant::now() < deadline;
-                if !retry {
-                    let mut err = EngineError::from_kafka(&e);
-                    err.message = format!(
-                        "the committed offsets of group '{}' for topic '{}' could not be read within {} ms                          (timeout.ms, {attempts} attempt(s)): {}; check that the broker's group coordinator is up",
-                        crate::client::limits::clip(&settings.group),
-                        settings.topic,
-                        settings.timeout.as_millis(),
-                        err.message
-                    );
-                    return Err(err);
-                }
-                std::thread::sleep(Duration::from_millis((50u64 << attempts.min(4)).min(500)));
-            }
-        }
-    };
+        })
+    })
+    .map_err(|(e, attempts)| {
+        let mut err = EngineError::from_kafka(&e);
+        err.message = format!(
+            "the committed offsets of group '{}' for topic '{}' could not be read within {} ms (timeout.ms, \
+             {attempts} attempt(s)): {}; check that the broker's group coordinator is up",
+            crate::client::limits::clip(&settings.group),
+            settings.topic,
+            settings.timeout.as_millis(),
+            err.message
+        );
+        err
+    })?;
     if attempts > 1 {
         log::info!(
             "group '{}': committed offsets read after {attempts} attempts (the coordinator was not ready yet)",
@@ -525,9 +501,19 @@ fn start_offsets(
     let reset = settings.client.get("auto.offset.reset").map(String::as_str).unwrap_or("earliest");
     let mut starts = Vec::with_capacity(partitions.len());
     for p in partitions {
-        let (low, high) = consumer
-            .fetch_watermarks(&settings.topic, *p, settings.timeout)
-            .map_err(|e| EngineError::from_kafka(&e))?;
+        // A topic created a moment ago (topic.create=true on the producers) may not have elected its leaders yet.
+        let (low, high) = retry::until_answered(deadline.max(Instant::now() + Duration::from_secs(1)), |left| {
+            consumer.fetch_watermarks(&settings.topic, *p, left)
+        })
+        .map(|(offsets, _)| offsets)
+        .map_err(|(e, attempts)| {
+            let mut err = EngineError::from_kafka(&e);
+            err.message = format!(
+                "the offsets of partition {p} of topic '{}' could not be read ({attempts} attempt(s)): {}",
+                settings.topic, err.message
+            );
+            err
+        })?;
         let start = match committed.find_partition(&settings.topic, *p).map(|e| e.offset()) {
             Some(Offset::Offset(n)) if n >= 0 => Start { offset: Offset::Offset(n), first: n.max(low), end: high },
             _ => match reset {

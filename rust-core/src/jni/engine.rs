@@ -1,6 +1,7 @@
 //! Native methods of `io.kafkanative.jmeter.NativeEngine`: what belongs to no single client.
 
 use jni::objects::{JObjectArray, JString};
+use jni::{Env, EnvUnowned};
 
 use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::error::EngineError;
@@ -16,6 +17,31 @@ fn layout(name: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+/// The engine's own settings of the client named `name` ("producer", "consumer", "lag"): the names it reads
+/// itself, beside the librdkafka properties it passes on.
+fn setting_names(name: &str) -> Option<Vec<&'static str>> {
+    let (own, schema): (&[&str], &[&str]) = match name {
+        "producer" => (crate::producer::settings::SAMPLER_KEYS, crate::schema::PRODUCER_KEYS),
+        "consumer" => (crate::consumer::settings::CONSUMER_KEYS, crate::schema::CONSUMER_KEYS),
+        "lag" => (crate::lag::LAG_KEYS, &[]),
+        _ => return None,
+    };
+    let mut names: Vec<&str> = own.iter().chain(schema).copied().collect();
+    names.sort_unstable();
+    names.dedup();
+    Some(names)
+}
+
+/// A Java `String[]` of `items`.
+fn string_array<'l>(env: &mut Env<'l>, items: &[&str]) -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
+    let array = JObjectArray::<JString>::new(env, items.len(), JString::default())?;
+    for (i, item) in items.iter().enumerate() {
+        let s = env.new_string(item)?;
+        array.set_element(env, i, &s)?;
+    }
+    Ok(array)
+}
+
 static_native! {
     /// Log lines waiting ("LEVEL\tmessage" joined by '\n'), or null if none.
     fn Java_io_kafkanative_jmeter_NativeEngine_drainLogs(env) -> JString<'l> {
@@ -25,29 +51,39 @@ static_native! {
 
 static_native! {
     /// The slot names of a result layout, in order, for Java's check of its constants.
-    fn Java_io_kafkanative_jmeter_NativeEngine_layout(mut env, name: JString<'l>) -> JObjectArray<'l, JString<'l>> {
-        env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
-            let name = opt_string(env, &name)?.unwrap_or_default();
-            let slots = layout(&name).ok_or_else(|| {
-                EngineError::new(
-                    "INTERNAL_ERROR",
-                    format!("no result layout named '{name}'; use producer, consumer or lag"),
-                )
-            })?;
-            let array = JObjectArray::<JString>::new(env, slots.len(), JString::default())?;
-            for (i, slot) in slots.iter().enumerate() {
-                let s = env.new_string(slot)?;
-                array.set_element(env, i, &s)?;
-            }
-            Ok(array)
-        })
-        .resolve::<ThrowPolicy>()
+    fn Java_io_kafkanative_jmeter_NativeEngine_layout(env, name: JString<'l>) -> JObjectArray<'l, JString<'l>> {
+        names_of(env, &name, "result layout", |n| layout(n).map(<[_]>::to_vec))
     }
+}
+
+static_native! {
+    /// The engine's own setting names of a client, for Java's check that its GUI elements have a field for each.
+    fn Java_io_kafkanative_jmeter_NativeEngine_settingNames(env, name: JString<'l>) -> JObjectArray<'l, JString<'l>> {
+        names_of(env, &name, "client", setting_names)
+    }
+}
+
+/// The names `lookup` gives for the client named `name`, as a Java String[]; an unknown name (a Java constant out of
+/// step with the engine) is an INTERNAL_ERROR naming `what` was asked for.
+fn names_of<'l>(
+    mut env: EnvUnowned<'l>,
+    name: &JString<'l>,
+    what: &str,
+    lookup: impl FnOnce(&str) -> Option<Vec<&'static str>>,
+) -> JObjectArray<'l, JString<'l>> {
+    env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
+        let name = opt_string(env, name)?.unwrap_or_default();
+        let names = lookup(&name).ok_or_else(|| {
+            EngineError::new("INTERNAL_ERROR", format!("no {what} named '{name}'; use producer, consumer or lag"))
+        })?;
+        string_array(env, &names)
+    })
+    .resolve::<ThrowPolicy>()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::layout;
+    use super::{layout, setting_names};
 
     #[test]
     fn every_layout_is_known_by_name_and_ends_with_the_log_count() {
@@ -57,5 +93,16 @@ mod tests {
             assert!(slots.iter().all(|s| s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')));
         }
         assert!(layout("nope").is_none());
+    }
+
+    #[test]
+    fn setting_names_hold_each_clients_own_and_schema_keys_once() {
+        let producer = setting_names("producer").unwrap();
+        assert!(producer.contains(&"messages.per.sample") && producer.contains(&"schema.registry.password"));
+        let consumer = setting_names("consumer").unwrap();
+        // schema.registry.url is in both of the consumer's lists: named once
+        assert_eq!(consumer.iter().filter(|n| **n == "value.decode").count(), 1);
+        assert!(setting_names("lag").unwrap().contains(&"lag.windows"));
+        assert!(setting_names("nope").is_none());
     }
 }

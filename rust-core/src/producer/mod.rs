@@ -117,6 +117,21 @@ impl ProducerHandle {
         let count = self.settings.messages_per_sample;
         let sample = {
             let mut s = self.slot.lock();
+            if s.interrupted {
+                // A stop that came while the sample waited for its target.rate slot, or between two samples: the
+                // sample ends at once instead of sending (the flag used to be cleared here, which lost the stop).
+                s.interrupted = false;
+                return SampleOutcome {
+                    sent: count,
+                    acked: 0,
+                    failed: count,
+                    elapsed: Duration::ZERO,
+                    bytes: 0,
+                    partition: -1,
+                    offset: -1,
+                    error: Some(EngineError::new(INTERRUPTED, "the test was stopped before the sample was sent")),
+                };
+            }
             s.outstanding = count;
             s.acked = 0;
             s.failed = 0;
@@ -124,7 +139,6 @@ impl ProducerHandle {
             s.partition = -1;
             s.offset = -1;
             s.last_outcome = None;
-            s.interrupted = false;
             s.sample
         };
         let start = Instant::now();
@@ -242,6 +256,9 @@ impl ProducerHandle {
         if unfinished > 0 {
             s.failed += unfinished;
             let err = if s.interrupted {
+                // The stop is used up by the sample it ended; one that comes after the verdicts stays set for the
+                // next sample.
+                s.interrupted = false;
                 EngineError::new(INTERRUPTED, "the test was stopped while waiting for the broker")
             } else {
                 EngineError::new(
@@ -272,6 +289,10 @@ impl ProducerHandle {
         let Some(producer) = self.producer.take() else {
             return "already closed".to_string();
         };
+        if timeout.is_zero() {
+            // The caller's way of saying the test was stopped: the report must not wait on the brokers either.
+            self.run.note_stopped();
+        }
         // Messages still in flight get librdkafka's verdict within the sample timeout (message.timeout.ms), so a
         // normal close waits that long whatever the caller thought the timeout was; 0 (a stopped test) stays 0.
         let timeout = if timeout.is_zero() { timeout } else { timeout.max(self.settings.timeout + VERDICT_GRACE) };

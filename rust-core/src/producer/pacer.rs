@@ -26,7 +26,8 @@ impl Pacer {
         let intended = *self.next.get_or_insert(now);
         self.next = Some(intended + self.interval);
         if intended > now {
-            // Interruptible: a stopped test does not wait out the pause.
+            // Interruptible: a stopped test does not wait out the pause. The flag is left set for the sample, which
+            // then ends as INTERRUPTED without sending.
             let s = slot.lock();
             let _ = slot.cond.wait_timeout_while(s, intended - now, |s| !s.interrupted);
         }

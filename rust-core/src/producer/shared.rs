@@ -31,6 +31,10 @@ pub(super) type Record<'a> = BaseRecord<'a, [u8], [u8], Box<Ticket>>;
 pub(crate) struct KafkaProducer {
     inner: Inner,
     run: Arc<Run>,
+    /// Prepared (pre-flight passed) and handed to handles. One whose preparation failed holds only librdkafka's
+    /// own requests, which are no messages: purging them is not worth a warning (there were 200 of them, one per
+    /// thread, when 200 threads met a dead broker).
+    ready: bool,
 }
 
 /// Who serves librdkafka's events (delivery reports above all).
@@ -154,8 +158,10 @@ impl Drop for KafkaProducer {
             self.run.breakdown.merge(b);
         }
         let left = self.in_flight_count();
-        if left > 0 {
+        if left > 0 && self.ready {
             log::warn!("{left} message(s) still in flight when the producer closed were purged (counted as UNDELIVERED_AT_CLOSE)");
+        }
+        if left > 0 {
             match &self.inner {
                 Inner::Threaded(p) => p.purge(PurgeConfig::default().queue().inflight()),
                 Inner::Served(s) => s.producer.purge(PurgeConfig::default().queue().inflight()),
@@ -179,9 +185,10 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
     let key = format!("{}\n{}\n{}", run.current_run().0, settings.topic, settings.sharing_key());
     if settings.scope == Scope::Thread {
         let inner = Inner::Served(Served::new(config::create(&settings.client, context(settings), "producer")?)?);
-        let producer = Arc::new(KafkaProducer { inner, run: Arc::clone(run) });
+        let mut producer = KafkaProducer { inner, run: Arc::clone(run), ready: false };
         prepare_once(&key, &producer, settings)?;
-        return Ok(producer);
+        producer.ready = true;
+        return Ok(Arc::new(producer));
     }
     // Held while creating, so that two threads opening at once do not create two producers.
     let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
@@ -210,9 +217,10 @@ fn context(settings: &ProducerSettings) -> ProducerCtx {
 /// A new shared producer, prepared (topic creation, pre-flight) before any thread uses it.
 fn create_shared(key: &str, settings: &ProducerSettings, run: &Arc<Run>) -> Result<Arc<KafkaProducer>, EngineError> {
     let inner = Inner::Threaded(config::create(&settings.client, context(settings), "producer")?);
-    let p = Arc::new(KafkaProducer { inner, run: Arc::clone(run) });
+    let mut p = KafkaProducer { inner, run: Arc::clone(run), ready: false };
     prepare_once(key, &p, settings)?;
-    Ok(p)
+    p.ready = true;
+    Ok(Arc::new(p))
 }
 
 /// Topic creation and pre-flight, once per run, topic and configuration: the first thread to open does them while

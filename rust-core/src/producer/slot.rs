@@ -129,19 +129,19 @@ impl Slot {
         s.in_flight -= 1;
         let current = ticket.sample == s.sample && s.outstanding > 0;
         match result {
-            Ok((partition, offset)) => {
+            // Counted on the JTL's terms: a message acknowledged after its sample ended (timed out, or the test
+            // stopped) is a failure in the JTL, so it is counted apart, not as acknowledged (nor, for the audit, as
+            // an acknowledged sequence: found in the topic, it is "written although reported failed").
+            Ok((partition, offset)) if current => {
                 s.totals.record_ack(now - ticket.sent_at, ticket.bytes, partition, now);
                 if let Some(acked) = &mut s.acked_seqs {
                     acked.insert(ticket.seq);
                 }
-                if current {
-                    s.acked += 1;
-                    s.partition = partition;
-                    s.offset = offset;
-                } else {
-                    s.totals.acked_after_timeout += 1;
-                }
+                s.acked += 1;
+                s.partition = partition;
+                s.offset = offset;
             }
+            Ok(_) => s.totals.acked_after_timeout += 1,
             Err(e) => {
                 s.totals.record_failure(&e.code);
                 if current {
@@ -157,5 +157,34 @@ impl Slot {
         if s.sleeping && (s.outstanding == 0 || s.in_flight == 0) {
             self.cond.notify_all();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticket(slot: &Arc<Slot>, sample: u64, seq: u64) -> Ticket {
+        Ticket { slot: Arc::clone(slot), sample, seq, sent_at: Instant::now(), bytes: 10 }
+    }
+
+    #[test]
+    fn an_ack_after_the_sample_ended_is_counted_apart_on_the_jtl_terms() {
+        let slot = Slot::new();
+        {
+            let mut s = slot.lock();
+            s.acked_seqs = Some(SeqSet::default());
+            s.in_flight = 2;
+            s.outstanding = 1;
+        }
+        // Sample 0 waits for seq 0; seq 1 belonged to an earlier sample that already ended (timed out, stopped).
+        slot.complete(Ok((0, 5)), &ticket(&slot, 0, 0));
+        slot.lock().sample = 1;
+        slot.complete(Ok((0, 6)), &ticket(&slot, 0, 1));
+        let s = slot.lock();
+        assert_eq!((s.totals.acked, s.totals.acked_after_timeout, s.totals.latency_us.len()), (1, 1, 1));
+        let acked = s.acked_seqs.as_ref().unwrap();
+        assert!(acked.contains(0) && !acked.contains(1), "a late ack is not an acknowledged sequence for the audit");
+        assert!(s.totals.late_line().unwrap().starts_with("1 more record(s) acknowledged after their sample"));
     }
 }

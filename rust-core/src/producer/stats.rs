@@ -25,13 +25,14 @@ pub struct Totals {
     pub latency_us: Histogram<u64>,
     /// Messages handed to librdkafka.
     pub sent: u64,
-    /// Messages the broker acknowledged.
+    /// Messages the broker acknowledged while their sample waited: the JTL's successful messages.
     pub acked: u64,
     /// Messages that failed (by code in `errors`).
     pub failed: u64,
     /// Key + value + header bytes of the acknowledged messages.
     pub bytes_acked: u64,
-    /// Acknowledged, but after their sample had already been reported as timed out.
+    /// Acknowledged after their sample had ended (timed out, or the test was stopped): failed in the JTL, yet in
+    /// the topic; not in `acked`, nor in the latencies.
     pub acked_after_timeout: u64,
     /// Failures by code.
     pub errors: BTreeMap<String, u64>,
@@ -165,7 +166,8 @@ impl Totals {
         (self.latency_us.value_at_quantile(quantile) as f64 / 1000.0).round() as u64
     }
 
-    /// kafka-producer-perf-test's final line, counting acknowledged records only.
+    /// kafka-producer-perf-test's final line, counting the records acknowledged within their sample (the JTL's
+    /// successful messages) only.
     pub fn perf_line(&self) -> String {
         let (rps, mbps) = self.rates();
         format!(
@@ -180,6 +182,18 @@ impl Totals {
             self.ms(0.99),
             self.ms(0.999),
         )
+    }
+
+    /// The line after the perf line when some messages were acknowledged only after their sample had ended: the
+    /// JTL counts them failed and the perf line does not count them, yet they are in the topic.
+    pub fn late_line(&self) -> Option<String> {
+        (self.acked_after_timeout > 0).then(|| {
+            format!(
+                "{} more record(s) acknowledged after their sample had ended (timed out, or the test was stopped): failed \
+                 in the JTL and not counted above, yet written to the topic",
+                self.acked_after_timeout
+            )
+        })
     }
 
     /// The JSON summary's figures (the report adds `perf_line`, `run_id` and `audit`).

@@ -1,6 +1,13 @@
 package io.kafkanative.jmeter;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -10,6 +17,8 @@ import java.util.function.UnaryOperator;
 import org.apache.jmeter.config.Arguments;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
+import org.apache.jmeter.threads.JMeterContextService;
+import org.apache.jmeter.threads.JMeterThread;
 import org.apache.jmeter.util.JMeterUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * thread and call the four methods with its own properties.
  *
  * <p>Shared here: the handle and its two locks, the setup failure turned into one clear failed sample that stops
- * the test, the CLOSED result after teardown, the engine's log lines forwarded to JMeter's log, and the count of
- * open handles per kind, whose drop to 0 ends the test for that kind and prints the engine's end-of-test report.
+ * the test (one per kind and test: the other threads whose setup fails too end without a sample or a log line),
+ * the CLOSED result after teardown, the engine's log lines forwarded to JMeter's log, the previous run's summary
+ * file removed at test start, and the count of open handles per kind, whose drop to 0 ends the test for that kind
+ * and prints the engine's end-of-test report (also from a JVM shutdown hook when JMeter is terminated mid-test).
  * A subclass describes its kind ({@link Kind}: open, interrupt, report natives) and makes the calls that need
  * its settings: {@link #call} and {@link #close}.
  *
@@ -59,6 +70,12 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         LongConsumer interrupt;
         /** Handles opened and not yet closed in this JVM: the kind's test is over when it drops back to 0. */
         final AtomicInteger openHandles = new AtomicInteger();
+        /** The samplers whose handle is open, for the shutdown hook. */
+        final Set<AbstractNativeSampler<?>> openSamplers = ConcurrentHashMap.newKeySet();
+        // Guarded by this: the JMeter test (its start time) whose start was seen, and whether a setup failure of
+        // that test was already reported.
+        private long testSeen;
+        private boolean failureReported;
 
         /**
          * @param noun            what a handle is, in messages ("producer", "consumer", "lag monitor")
@@ -90,6 +107,40 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             this.defaultSummaryFile = defaultSummaryFile;
             this.report = report;
             return this;
+        }
+
+        /**
+         * Called by every setup of a JMeter test (testStart: JMeter's start time of the test, 0 outside one): the first
+         * of the test removes the previous run's summary file, so that a run whose setup fails does not leave an old
+         * success behind for a CI job to read.
+         */
+        synchronized void atTestStart(long testStart) {
+            if (testStart == 0 || testStart == testSeen) {
+                return;
+            }
+            testSeen = testStart;
+            failureReported = false;
+            if (summaryProperty != null) {
+                String path = JMeterUtils.getPropDefault(summaryProperty, defaultSummaryFile);
+                try {
+                    if (path != null && !path.isBlank() && Files.deleteIfExists(Path.of(path.trim()))) {
+                        log.info("removed the previous run's {} summary {} ({}): this run writes its own at the end",
+                                noun, path, summaryProperty);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    log.warn("the previous run's {} summary {} could not be removed: {}", noun, path, e.toString());
+                }
+            }
+        }
+
+        /** Whether this is the test's first setup failure of the kind, the one to report. */
+        synchronized boolean firstFailure(long testStart) {
+            if (testStart == 0 || testStart != testSeen) {
+                return true; // outside a JMeter test (a unit test): every failure is reported
+            }
+            boolean first = !failureReported;
+            failureReported = true;
+            return first;
         }
 
         /** The native that wakes a call blocked on a handle (a kind whose calls are short has none). */
@@ -124,6 +175,15 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
 
     private String label = "";
     private EngineError setupError;
+    /**
+     * The setup failed like another thread's of the same test before it: that thread's sample says why and stops
+     * the test; this one ends its JMeter thread without a sample.
+     */
+    private boolean silent;
+
+    /** Every kind, for the shutdown hook. */
+    private static final CopyOnWriteArrayList<Kind<?>> KINDS = new CopyOnWriteArrayList<>();
+    private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
     /**
      * Kept cheap: JMeter's GUI instantiates every candidate class; the engine is loaded only in {@link #setup}.
@@ -133,6 +193,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
     protected AbstractNativeSampler(Kind<R> kind) {
         this.kind = kind;
         this.out = new long[kind.outLength];
+        KINDS.addIfAbsent(kind);
     }
 
     /** Java Request: the parameters the GUI lists, with their defaults. */
@@ -203,6 +264,8 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
      */
     public final void setup(String label, Supplier<String[]> configuration) {
         this.label = label;
+        long testStart = JMeterContextService.getTestStartTime();
+        kind.atTestStart(testStart);
         try {
             String[] config = configuration.get();
             configure(config);
@@ -215,6 +278,8 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
                 }
             }
             kind.openHandles.incrementAndGet();
+            kind.openSamplers.add(this);
+            installShutdownHook();
         } catch (EngineException e) {
             setupError = e.toError();
         } catch (LinkageError e) {
@@ -225,17 +290,38 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         } catch (RuntimeException e) {
             setupError = new EngineError("CONFIG_ERROR", e.getMessage() != null ? e.getMessage() : e.toString());
         }
+        if (setupError != null && !kind.firstFailure(testStart) && inJMeterThread()) {
+            // Another thread of this test already reported a setup failure and stopped the test: 200 threads on a dead
+            // broker give one failed sample and one log line, not 200 of each.
+            silent = true;
+            kind.log.debug("{}: {}: {} (reported once, by the first thread that met it)", label, setupError.code(),
+                    setupError.message());
+            if (NativeLibrary.isLoaded()) {
+                EngineLogs.demote(NativeEngine.drainLogs(), kind.log); // librdkafka's lines about the same failure
+            }
+            return;
+        }
         if (setupError != null) {
             kind.log.error("{}: {}: {}", label, setupError.code(), setupError.message());
+            // librdkafka's own account of the failure, at WARN: the line above is the one ERROR line of its cause.
+            if (NativeLibrary.isLoaded()) {
+                EngineLogs.forward(NativeEngine.drainLogs(), kind.log, true);
+            }
+            return;
         }
-        // librdkafka's own account of a failure, the assignment, warnings about the settings.
+        // The assignment, warnings about the settings.
         drainLogs();
+    }
+
+    private static boolean inJMeterThread() {
+        return JMeterContextService.getContext().getThread() != null;
     }
 
     /**
      * One sample: one native call on the thread's handle. After a failed setup, that failure, flagged to stop the
      * test: every further sample would fail the same way (bad configuration, broker unreachable, topic missing),
-     * and one clear message is better than a flood of identical failures.
+     * and one clear message is better than a flood of identical failures. A thread whose setup failed after another
+     * thread's of the same test had already reported it returns null (no sample) and ends its JMeter thread.
      *
      * @param label the sample's label (the element's name, evaluated for this sample)
      * @param value the producer's value for value.mode=jmeter; null otherwise
@@ -243,6 +329,13 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
     public final R sample(String label, String value) {
         R result = kind.newResult.get();
         result.setSampleLabel(label);
+        if (silent) {
+            JMeterThread thread = JMeterContextService.getContext().getThread();
+            if (thread != null) {
+                thread.stop();
+            }
+            return null;
+        }
         if (setupError != null) {
             result.fail(setupError);
             result.setStopTest(true);
@@ -287,6 +380,11 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
      */
     public final void teardown() {
         Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
+        closeHandle();
+    }
+
+    /** Closes the handle (see {@link #teardown}), the verdict left out: the shutdown hook's part of a teardown. */
+    private void closeHandle() {
         long closing;
         boolean stopped;
         synchronized (sendLock) {
@@ -308,9 +406,33 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             kind.log.error("{}: closing the Kafka {} failed: {}", label, kind.noun, e.getMessage());
         }
         drainLogs();
+        kind.openSamplers.remove(this);
         if (kind.openHandles.decrementAndGet() == 0) {
             printReport();
         }
+    }
+
+    /**
+     * Once per JVM: when JMeter is terminated during a test (SIGTERM, Ctrl-C), the handles still open are stopped
+     * and closed without waiting, so that the engine's report (perf line, summary JSON saying the test was stopped,
+     * audit skipped with a note) is still written. JMeter's own hook flushes the JTL meanwhile. Outside a test, or
+     * after a normal end (every handle closed), it does nothing.
+     */
+    private static void installShutdownHook() {
+        if (!HOOK_INSTALLED.compareAndSet(false, true)) {
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (JMeterContextService.getTestStartTime() == 0) {
+                return;
+            }
+            for (Kind<?> k : KINDS) {
+                for (AbstractNativeSampler<?> sampler : k.openSamplers) {
+                    sampler.interrupt(); // wakes a send waiting for acks, so that close need not wait for it
+                    sampler.closeHandle();
+                }
+            }
+        }, "kafka-native-shutdown"));
     }
 
     /** The kind's totals over every handle of the test, on stdout and in jmeter.log. */

@@ -9,6 +9,11 @@ final class EngineLogs {
     }
 
     static void forward(String lines, Logger log) {
+        forward(lines, log, false);
+    }
+
+    /** As {@link #forward(String, Logger)}; with errorsAsWarnings, ERROR lines are logged at WARN. */
+    static void forward(String lines, Logger log, boolean errorsAsWarnings) {
         if (lines == null) {
             return;
         }
@@ -17,11 +22,27 @@ final class EngineLogs {
             String level = tab < 0 ? "" : line.substring(0, tab);
             String message = line.substring(tab + 1);
             switch (level) {
-                case "ERROR" -> log.error(message);
+                case "ERROR" -> {
+                    if (errorsAsWarnings) {
+                        log.warn(message);
+                    } else {
+                        log.error(message);
+                    }
+                }
                 case "WARN" -> log.warn(message);
                 case "DEBUG" -> log.debug(message);
                 default -> log.info(message);
             }
+        }
+    }
+
+    /** Forwards the lines at DEBUG whatever their level: repeats of a failure already reported once. */
+    static void demote(String lines, Logger log) {
+        if (lines == null) {
+            return;
+        }
+        for (String line : lines.split("\n")) {
+            log.debug(line.substring(line.indexOf('\t') + 1));
         }
     }
 

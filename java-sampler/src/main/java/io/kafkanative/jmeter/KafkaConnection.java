@@ -23,6 +23,10 @@ import org.apache.jmeter.testbeans.gui.TextAreaEditor;
  * scope. At test start (before any thread samples) its settings are evaluated once and registered under its name in
  * this JVM; a sampler's first sample looks them up. The password is passed to the engine only: it is never logged,
  * and the engine shows secret values as {@code ***} in its messages.
+ *
+ * <p>Its Verdict group holds the test's pass/fail criteria, JUnit file and baseline ({@link Verdict}): used when the
+ * JMeter properties {@code kafka.verdict}, {@code kafka.verdict.junit}, {@code kafka.verdict.baseline} are not set (a
+ * property set on the command line wins over the field), so that a plan built in the GUI carries its own CI gate.
  */
 public class KafkaConnection extends AbstractTestElement
         implements ConfigElement, NoConfigMerge, TestStateListener, TestBean {
@@ -44,7 +48,11 @@ public class KafkaConnection extends AbstractTestElement
             ElementSetting.edited("password", "sasl.password", "security", "", PasswordEditor.class),
             ElementSetting.edited("caFile", "ssl.ca.location", "security", "", FileEditor.class),
             ElementSetting.edited("clientProperties", "extra.properties", "client", "${__P(extra.properties,)}",
-                    TextAreaEditor.class));
+                    TextAreaEditor.class),
+            // The test's verdict (Verdict.java): Java-side settings, not passed to the clients.
+            ElementSetting.text("verdictCriteria", null, "verdict", ""),
+            ElementSetting.edited("verdictJunit", null, "verdict", "", FileEditor.class),
+            ElementSetting.edited("verdictBaseline", null, "verdict", "", FileEditor.class));
 
     /** A Connection's evaluated settings: engine pairs, and the client property list apart (merged by samplers). */
     record Registered(List<String> settings, String clientProperties) {
@@ -60,6 +68,9 @@ public class KafkaConnection extends AbstractTestElement
     private String password = "";
     private String caFile = "";
     private String clientProperties = "";
+    private String verdictCriteria = "";
+    private String verdictJunit = "";
+    private String verdictBaseline = "";
 
     /** Evaluates the settings (functions such as __P included) and registers them under the Connection's name. */
     @Override
@@ -67,6 +78,8 @@ public class KafkaConnection extends AbstractTestElement
         setRunningVersion(true);
         TestBeanHelper.prepare(this);
         REGISTERED.put(connectionName.trim(), registered());
+        Verdict.fromConnection(connectionName.trim(),
+                new Verdict.Settings(verdictCriteria, verdictBaseline, verdictJunit));
     }
 
     Registered registered() {
@@ -121,6 +134,7 @@ public class KafkaConnection extends AbstractTestElement
     @Override
     public void testEnded() {
         REGISTERED.remove(connectionName.trim());
+        Verdict.forgetConnection(connectionName.trim());
     }
 
     @Override
@@ -200,5 +214,29 @@ public class KafkaConnection extends AbstractTestElement
 
     public void setClientProperties(String clientProperties) {
         this.clientProperties = clientProperties;
+    }
+
+    public String getVerdictCriteria() {
+        return verdictCriteria;
+    }
+
+    public void setVerdictCriteria(String verdictCriteria) {
+        this.verdictCriteria = verdictCriteria;
+    }
+
+    public String getVerdictJunit() {
+        return verdictJunit;
+    }
+
+    public void setVerdictJunit(String verdictJunit) {
+        this.verdictJunit = verdictJunit;
+    }
+
+    public String getVerdictBaseline() {
+        return verdictBaseline;
+    }
+
+    public void setVerdictBaseline(String verdictBaseline) {
+        this.verdictBaseline = verdictBaseline;
     }
 }

@@ -3,12 +3,15 @@ package io.kafkanative.jmeter;
 import java.util.List;
 
 import org.apache.jmeter.samplers.Interruptible;
+import org.apache.jmeter.testbeans.gui.FileEditor;
+import org.apache.jmeter.testbeans.gui.PasswordEditor;
 import org.apache.jmeter.testbeans.gui.TextAreaEditor;
 
 /**
  * Kafka Consumer: one native poll of up to {@code max.records} records per sample, with the engine's verdict
  * (fail.on.empty, check.sequence, check.regex), as {@link KafkaConsumerSampler} does for the Java Request.
- * Settings are read once per thread, at its first sample.
+ * Settings are read once per thread, at its first sample. The Schema group decodes what is read (each record's
+ * schema id resolved through the registry, or a schema file) and asserts on a field; blank fields: no decoding.
  */
 public class KafkaConsumer extends KafkaElement<KafkaConsumerSampler> implements Interruptible {
 
@@ -30,6 +33,23 @@ public class KafkaConsumer extends KafkaElement<KafkaConsumerSampler> implements
             ElementSetting.choice("stopOnEmpty", "stop.on.empty", "checks", "false", Choices.BOOLEAN),
             ElementSetting.choice("checkSequence", "check.sequence", "checks", "false", Choices.BOOLEAN),
             ElementSetting.text("checkRegex", "check.regex", "checks", ""),
+            ElementSetting.choice("valueDecode", "value.decode", "schema", "", Choices.DECODE),
+            ElementSetting.edited("valueSchemaFile", "value.schema.file", "schema", "", FileEditor.class),
+            ElementSetting.text("valueSchemaMessage", "value.schema.message", "schema", ""),
+            ElementSetting.choice("valueSchemaFraming", "value.schema.framing", "schema", "", Choices.SCHEMA_FRAMING),
+            ElementSetting.text("valueAssert", "value.assert", "schema", ""),
+            ElementSetting.choice("keyDecode", "key.decode", "schema", "", Choices.DECODE),
+            ElementSetting.edited("keySchemaFile", "key.schema.file", "schema", "", FileEditor.class),
+            ElementSetting.text("keySchemaMessage", "key.schema.message", "schema", ""),
+            ElementSetting.choice("keySchemaFraming", "key.schema.framing", "schema", "", Choices.SCHEMA_FRAMING),
+            ElementSetting.text("keyAssert", "key.assert", "schema", ""),
+            ElementSetting.text("schemaRegistryUrl", "schema.registry.url", "schema", ""),
+            ElementSetting.text("schemaRegistryUsername", "schema.registry.username", "schema", ""),
+            ElementSetting.edited("schemaRegistryPassword", "schema.registry.password", "schema",
+                    "", PasswordEditor.class),
+            ElementSetting.edited("schemaRegistrySslCaLocation", "schema.registry.ssl.ca.location", "schema",
+                    "", FileEditor.class),
+            ElementSetting.text("schemaRegistryTimeoutMs", "schema.registry.timeout.ms", "schema", ""),
             ElementSetting.edited("extraProperties", "extra.properties", "client", "", TextAreaEditor.class));
 
     private String topic = "jmeter-kafka-native";
@@ -45,6 +65,21 @@ public class KafkaConsumer extends KafkaElement<KafkaConsumerSampler> implements
     private String stopOnEmpty = "false";
     private String checkSequence = "false";
     private String checkRegex = "";
+    private String valueDecode = "";
+    private String valueSchemaFile = "";
+    private String valueSchemaMessage = "";
+    private String valueSchemaFraming = "";
+    private String valueAssert = "";
+    private String keyDecode = "";
+    private String keySchemaFile = "";
+    private String keySchemaMessage = "";
+    private String keySchemaFraming = "";
+    private String keyAssert = "";
+    private String schemaRegistryUrl = "";
+    private String schemaRegistryUsername = "";
+    private String schemaRegistryPassword = "";
+    private String schemaRegistrySslCaLocation = "";
+    private String schemaRegistryTimeoutMs = "";
     private String extraProperties = "";
 
     @Override
@@ -173,5 +208,125 @@ public class KafkaConsumer extends KafkaElement<KafkaConsumerSampler> implements
 
     public void setExtraProperties(String extraProperties) {
         this.extraProperties = extraProperties;
+    }
+
+    public String getValueDecode() {
+        return valueDecode;
+    }
+
+    public void setValueDecode(String valueDecode) {
+        this.valueDecode = valueDecode;
+    }
+
+    public String getValueSchemaFile() {
+        return valueSchemaFile;
+    }
+
+    public void setValueSchemaFile(String valueSchemaFile) {
+        this.valueSchemaFile = valueSchemaFile;
+    }
+
+    public String getValueSchemaMessage() {
+        return valueSchemaMessage;
+    }
+
+    public void setValueSchemaMessage(String valueSchemaMessage) {
+        this.valueSchemaMessage = valueSchemaMessage;
+    }
+
+    public String getValueSchemaFraming() {
+        return valueSchemaFraming;
+    }
+
+    public void setValueSchemaFraming(String valueSchemaFraming) {
+        this.valueSchemaFraming = valueSchemaFraming;
+    }
+
+    public String getValueAssert() {
+        return valueAssert;
+    }
+
+    public void setValueAssert(String valueAssert) {
+        this.valueAssert = valueAssert;
+    }
+
+    public String getKeyDecode() {
+        return keyDecode;
+    }
+
+    public void setKeyDecode(String keyDecode) {
+        this.keyDecode = keyDecode;
+    }
+
+    public String getKeySchemaFile() {
+        return keySchemaFile;
+    }
+
+    public void setKeySchemaFile(String keySchemaFile) {
+        this.keySchemaFile = keySchemaFile;
+    }
+
+    public String getKeySchemaMessage() {
+        return keySchemaMessage;
+    }
+
+    public void setKeySchemaMessage(String keySchemaMessage) {
+        this.keySchemaMessage = keySchemaMessage;
+    }
+
+    public String getKeySchemaFraming() {
+        return keySchemaFraming;
+    }
+
+    public void setKeySchemaFraming(String keySchemaFraming) {
+        this.keySchemaFraming = keySchemaFraming;
+    }
+
+    public String getKeyAssert() {
+        return keyAssert;
+    }
+
+    public void setKeyAssert(String keyAssert) {
+        this.keyAssert = keyAssert;
+    }
+
+    public String getSchemaRegistryUrl() {
+        return schemaRegistryUrl;
+    }
+
+    public void setSchemaRegistryUrl(String schemaRegistryUrl) {
+        this.schemaRegistryUrl = schemaRegistryUrl;
+    }
+
+    public String getSchemaRegistryUsername() {
+        return schemaRegistryUsername;
+    }
+
+    public void setSchemaRegistryUsername(String schemaRegistryUsername) {
+        this.schemaRegistryUsername = schemaRegistryUsername;
+    }
+
+    public String getSchemaRegistryPassword() {
+        return schemaRegistryPassword;
+    }
+
+    public void setSchemaRegistryPassword(String schemaRegistryPassword) {
+        this.schemaRegistryPassword = schemaRegistryPassword;
+    }
+
+    public String getSchemaRegistrySslCaLocation() {
+        return schemaRegistrySslCaLocation;
+    }
+
+    public void setSchemaRegistrySslCaLocation(String schemaRegistrySslCaLocation) {
+        this.schemaRegistrySslCaLocation = schemaRegistrySslCaLocation;
+    }
+
+    public String getSchemaRegistryTimeoutMs() {
+        return schemaRegistryTimeoutMs;
+    }
+
+    public void setSchemaRegistryTimeoutMs(String schemaRegistryTimeoutMs) {
+        this.schemaRegistryTimeoutMs = schemaRegistryTimeoutMs;
     }
 }

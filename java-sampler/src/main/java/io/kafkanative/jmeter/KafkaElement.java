@@ -66,6 +66,9 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
             OPEN.add(engine);
         }
         SampleResult result = engine.sample(getName(), perSampleValue());
+        if (result == null) {
+            return null; // a setup failure another thread already reported: this thread has ended
+        }
         if (AbstractNativeSampler.ENGINE_UNAVAILABLE.equals(result.getResponseCode())
                 && !ENGINE_MISSING_REPORTED.compareAndSet(false, true)) {
             // One clear sample says the engine is missing; the other threads end without repeating it.

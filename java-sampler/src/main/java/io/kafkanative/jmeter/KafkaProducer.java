@@ -4,14 +4,17 @@ import java.util.List;
 
 import org.apache.jmeter.samplers.Interruptible;
 import org.apache.jmeter.testbeans.gui.FileEditor;
+import org.apache.jmeter.testbeans.gui.PasswordEditor;
 import org.apache.jmeter.testbeans.gui.TextAreaEditor;
 
 /**
  * Kafka Producer: sends {@code messages.per.sample} messages per sample through the engine and waits for their
  * acks, as {@link KafkaProducerSampler} does for the Java Request (same engine, same settings and results).
  *
- * <p>Settings are read once per thread, at its first sample; only {@code value} (value.mode=jmeter, typically
- * {@code ${payload}} from a CSV Data Set) is passed with every sample.
+ * <p>Settings are read once per thread, at its first sample; only {@code value} (value.mode=jmeter, or the JSON of
+ * a schema mode with schema input jmeter, typically {@code ${payload}} from a CSV Data Set) is passed with every
+ * sample. The Schema group holds the schema modes' settings (schema file or registry subject, field rules, the
+ * registry and its credentials); blank fields are left to the engine's defaults.
  */
 public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements Interruptible {
 
@@ -34,6 +37,33 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
             ElementSetting.text("key", "key", "message", ""),
             ElementSetting.text("headers", "headers", "message", ""),
             ElementSetting.choice("stampTime", "stamp.time", "message", "false", Choices.BOOLEAN),
+            ElementSetting.edited("valueSchemaFile", "value.schema.file", "schema", "", FileEditor.class),
+            ElementSetting.text("valueSchemaMessage", "value.schema.message", "schema", ""),
+            ElementSetting.text("valueSchemaSubject", "value.schema.subject", "schema", ""),
+            ElementSetting.text("valueSchemaVersion", "value.schema.version", "schema", ""),
+            ElementSetting.text("valueSchemaRules", "value.schema.rules", "schema", ""),
+            ElementSetting.edited("valueSchemaRulesFile", "value.schema.rules.file", "schema", "", FileEditor.class),
+            ElementSetting.choice("valueSchemaInput", "value.schema.input", "schema", "", Choices.SCHEMA_INPUT),
+            ElementSetting.choice("valueSubjectNameStrategy", "value.subject.name.strategy", "schema",
+                    "", Choices.SUBJECT_NAME_STRATEGY),
+            ElementSetting.choice("valueSchemaFraming", "value.schema.framing", "schema", "", Choices.SCHEMA_FRAMING),
+            ElementSetting.edited("keySchemaFile", "key.schema.file", "schema", "", FileEditor.class),
+            ElementSetting.text("keySchemaMessage", "key.schema.message", "schema", ""),
+            ElementSetting.text("keySchemaSubject", "key.schema.subject", "schema", ""),
+            ElementSetting.text("keySchemaVersion", "key.schema.version", "schema", ""),
+            ElementSetting.text("keySchemaRules", "key.schema.rules", "schema", ""),
+            ElementSetting.edited("keySchemaRulesFile", "key.schema.rules.file", "schema", "", FileEditor.class),
+            ElementSetting.choice("keySubjectNameStrategy", "key.subject.name.strategy", "schema",
+                    "", Choices.SUBJECT_NAME_STRATEGY),
+            ElementSetting.choice("keySchemaFraming", "key.schema.framing", "schema", "", Choices.SCHEMA_FRAMING),
+            ElementSetting.text("schemaRegistryUrl", "schema.registry.url", "schema", ""),
+            ElementSetting.text("schemaRegistryUsername", "schema.registry.username", "schema", ""),
+            ElementSetting.edited("schemaRegistryPassword", "schema.registry.password", "schema",
+                    "", PasswordEditor.class),
+            ElementSetting.edited("schemaRegistrySslCaLocation", "schema.registry.ssl.ca.location", "schema",
+                    "", FileEditor.class),
+            ElementSetting.text("schemaRegistryTimeoutMs", "schema.registry.timeout.ms", "schema", ""),
+            ElementSetting.choice("autoRegisterSchemas", "auto.register.schemas", "schema", "", Choices.BOOLEAN),
             ElementSetting.choice("policy", "policy", "delivery", "capacity", Choices.POLICY),
             ElementSetting.choice("acks", "acks", "delivery", "", Choices.ACKS),
             ElementSetting.text("retries", "retries", "delivery", ""),
@@ -43,7 +73,7 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
             ElementSetting.choice("compressionType", "compression.type", "delivery", "none", Choices.COMPRESSION),
             ElementSetting.choice("producerScope", "producer.scope", "delivery", "test", Choices.PRODUCER_SCOPE),
             ElementSetting.text("messagesPerSample", "messages.per.sample", "delivery", "1"),
-            ElementSetting.text("timeoutMs", "timeout.ms", "timing", "3000"),
+            ElementSetting.text("timeoutMs", "timeout.ms", "timing", ""),
             ElementSetting.text("targetRate", "target.rate", "timing", ""),
             ElementSetting.choice("preflight", "preflight", "checks", "warn", Choices.PREFLIGHT),
             ElementSetting.choice("audit", "audit", "checks", "false", Choices.BOOLEAN),
@@ -64,6 +94,29 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
     private String key = "";
     private String headers = "";
     private String stampTime = "false";
+    private String valueSchemaFile = "";
+    private String valueSchemaMessage = "";
+    private String valueSchemaSubject = "";
+    private String valueSchemaVersion = "";
+    private String valueSchemaRules = "";
+    private String valueSchemaRulesFile = "";
+    private String valueSchemaInput = "";
+    private String valueSubjectNameStrategy = "";
+    private String valueSchemaFraming = "";
+    private String keySchemaFile = "";
+    private String keySchemaMessage = "";
+    private String keySchemaSubject = "";
+    private String keySchemaVersion = "";
+    private String keySchemaRules = "";
+    private String keySchemaRulesFile = "";
+    private String keySubjectNameStrategy = "";
+    private String keySchemaFraming = "";
+    private String schemaRegistryUrl = "";
+    private String schemaRegistryUsername = "";
+    private String schemaRegistryPassword = "";
+    private String schemaRegistrySslCaLocation = "";
+    private String schemaRegistryTimeoutMs = "";
+    private String autoRegisterSchemas = "";
     private String policy = "capacity";
     private String acks = "";
     private String retries = "";
@@ -73,7 +126,7 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
     private String compressionType = "none";
     private String producerScope = "test";
     private String messagesPerSample = "1";
-    private String timeoutMs = "3000";
+    private String timeoutMs = "";
     private String targetRate = "";
     private String preflight = "warn";
     private String audit = "false";
@@ -90,10 +143,15 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
         return SETTINGS;
     }
 
-    /** The value for value.mode=jmeter, evaluated for this sample (JMeter set the field just before it). */
+    /**
+     * The value for value.mode=jmeter, or for a schema mode with schema input jmeter (JSON encoded against the
+     * schema), evaluated for this sample (JMeter set the field just before it).
+     */
     @Override
     protected String perSampleValue() {
-        return ProducerParameters.VALUE_MODE_JMETER.equals(valueMode.trim()) ? value : null;
+        boolean fromJMeter = ProducerParameters.VALUE_MODE_JMETER.equals(valueMode.trim())
+                || ProducerParameters.VALUE_MODE_JMETER.equals(valueSchemaInput.trim());
+        return fromJMeter ? value : null;
     }
 
     @Override
@@ -332,5 +390,189 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
 
     public void setExtraProperties(String extraProperties) {
         this.extraProperties = extraProperties;
+    }
+
+    public String getValueSchemaFile() {
+        return valueSchemaFile;
+    }
+
+    public void setValueSchemaFile(String valueSchemaFile) {
+        this.valueSchemaFile = valueSchemaFile;
+    }
+
+    public String getValueSchemaMessage() {
+        return valueSchemaMessage;
+    }
+
+    public void setValueSchemaMessage(String valueSchemaMessage) {
+        this.valueSchemaMessage = valueSchemaMessage;
+    }
+
+    public String getValueSchemaSubject() {
+        return valueSchemaSubject;
+    }
+
+    public void setValueSchemaSubject(String valueSchemaSubject) {
+        this.valueSchemaSubject = valueSchemaSubject;
+    }
+
+    public String getValueSchemaVersion() {
+        return valueSchemaVersion;
+    }
+
+    public void setValueSchemaVersion(String valueSchemaVersion) {
+        this.valueSchemaVersion = valueSchemaVersion;
+    }
+
+    public String getValueSchemaRules() {
+        return valueSchemaRules;
+    }
+
+    public void setValueSchemaRules(String valueSchemaRules) {
+        this.valueSchemaRules = valueSchemaRules;
+    }
+
+    public String getValueSchemaRulesFile() {
+        return valueSchemaRulesFile;
+    }
+
+    public void setValueSchemaRulesFile(String valueSchemaRulesFile) {
+        this.valueSchemaRulesFile = valueSchemaRulesFile;
+    }
+
+    public String getValueSchemaInput() {
+        return valueSchemaInput;
+    }
+
+    public void setValueSchemaInput(String valueSchemaInput) {
+        this.valueSchemaInput = valueSchemaInput;
+    }
+
+    public String getValueSubjectNameStrategy() {
+        return valueSubjectNameStrategy;
+    }
+
+    public void setValueSubjectNameStrategy(String valueSubjectNameStrategy) {
+        this.valueSubjectNameStrategy = valueSubjectNameStrategy;
+    }
+
+    public String getValueSchemaFraming() {
+        return valueSchemaFraming;
+    }
+
+    public void setValueSchemaFraming(String valueSchemaFraming) {
+        this.valueSchemaFraming = valueSchemaFraming;
+    }
+
+    public String getKeySchemaFile() {
+        return keySchemaFile;
+    }
+
+    public void setKeySchemaFile(String keySchemaFile) {
+        this.keySchemaFile = keySchemaFile;
+    }
+
+    public String getKeySchemaMessage() {
+        return keySchemaMessage;
+    }
+
+    public void setKeySchemaMessage(String keySchemaMessage) {
+        this.keySchemaMessage = keySchemaMessage;
+    }
+
+    public String getKeySchemaSubject() {
+        return keySchemaSubject;
+    }
+
+    public void setKeySchemaSubject(String keySchemaSubject) {
+        this.keySchemaSubject = keySchemaSubject;
+    }
+
+    public String getKeySchemaVersion() {
+        return keySchemaVersion;
+    }
+
+    public void setKeySchemaVersion(String keySchemaVersion) {
+        this.keySchemaVersion = keySchemaVersion;
+    }
+
+    public String getKeySchemaRules() {
+        return keySchemaRules;
+    }
+
+    public void setKeySchemaRules(String keySchemaRules) {
+        this.keySchemaRules = keySchemaRules;
+    }
+
+    public String getKeySchemaRulesFile() {
+        return keySchemaRulesFile;
+    }
+
+    public void setKeySchemaRulesFile(String keySchemaRulesFile) {
+        this.keySchemaRulesFile = keySchemaRulesFile;
+    }
+
+    public String getKeySubjectNameStrategy() {
+        return keySubjectNameStrategy;
+    }
+
+    public void setKeySubjectNameStrategy(String keySubjectNameStrategy) {
+        this.keySubjectNameStrategy = keySubjectNameStrategy;
+    }
+
+    public String getKeySchemaFraming() {
+        return keySchemaFraming;
+    }
+
+    public void setKeySchemaFraming(String keySchemaFraming) {
+        this.keySchemaFraming = keySchemaFraming;
+    }
+
+    public String getSchemaRegistryUrl() {
+        return schemaRegistryUrl;
+    }
+
+    public void setSchemaRegistryUrl(String schemaRegistryUrl) {
+        this.schemaRegistryUrl = schemaRegistryUrl;
+    }
+
+    public String getSchemaRegistryUsername() {
+        return schemaRegistryUsername;
+    }
+
+    public void setSchemaRegistryUsername(String schemaRegistryUsername) {
+        this.schemaRegistryUsername = schemaRegistryUsername;
+    }
+
+    public String getSchemaRegistryPassword() {
+        return schemaRegistryPassword;
+    }
+
+    public void setSchemaRegistryPassword(String schemaRegistryPassword) {
+        this.schemaRegistryPassword = schemaRegistryPassword;
+    }
+
+    public String getSchemaRegistrySslCaLocation() {
+        return schemaRegistrySslCaLocation;
+    }
+
+    public void setSchemaRegistrySslCaLocation(String schemaRegistrySslCaLocation) {
+        this.schemaRegistrySslCaLocation = schemaRegistrySslCaLocation;
+    }
+
+    public String getSchemaRegistryTimeoutMs() {
+        return schemaRegistryTimeoutMs;
+    }
+
+    public void setSchemaRegistryTimeoutMs(String schemaRegistryTimeoutMs) {
+        this.schemaRegistryTimeoutMs = schemaRegistryTimeoutMs;
+    }
+
+    public String getAutoRegisterSchemas() {
+        return autoRegisterSchemas;
+    }
+
+    public void setAutoRegisterSchemas(String autoRegisterSchemas) {
+        this.autoRegisterSchemas = autoRegisterSchemas;
     }
 }

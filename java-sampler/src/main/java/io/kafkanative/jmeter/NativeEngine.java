@@ -25,4 +25,10 @@ final class NativeEngine {
      * their count is the class's OUT_LENGTH; a test compares them.
      */
     static native String[] layout(String name);
+
+    /**
+     * The settings the engine reads itself for the client {@code name} ("producer", "consumer" or "lag"), beside the
+     * librdkafka properties it passes on: a test checks that the GUI elements have a field for each.
+     */
+    static native String[] settingNames(String name);
 }

@@ -31,7 +31,9 @@ final class ProducerParameters {
     static final String TIMEOUT_MS = "timeout.ms";
     static final String THREAD_NUMBER = "thread.number";
     static final String THREAD_COUNT = "thread.count";
+    /** The engine's timeout.ms when none is set: policy capacity's ({@link #RELIABILITY_TIMEOUT_MS}: reliability's). */
     static final long DEFAULT_TIMEOUT_MS = 3000;
+    static final long RELIABILITY_TIMEOUT_MS = 30000;
 
     /** The parameters and their defaults, in the order the GUI lists them. A blank default means "engine decides". */
     static final List<Parameter> DEFAULTS = List.of(
@@ -45,7 +47,7 @@ final class ProducerParameters {
             new Parameter("batch.size", ""),
             new Parameter("compression.type", "none"),
             new Parameter("producer.scope", "test"),          // test (one shared producer) | thread
-            new Parameter(TIMEOUT_MS, String.valueOf(DEFAULT_TIMEOUT_MS)),
+            new Parameter(TIMEOUT_MS, ""),                    // blank: from policy (3000 capacity, 30000 reliability)
             new Parameter("messages.per.sample", "1"),
             new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter | avro | json-schema | protobuf
             new Parameter("record.size", "1024"),
@@ -162,9 +164,10 @@ final class ProducerParameters {
                 || VALUE_MODE_JMETER.equals(setting(config, SCHEMA_INPUT));
     }
 
-    /** The sampler's send timeout; it only bounds the wait at close here. */
+    /** The sampler's send timeout, the policy's when not set (as in the engine); it only bounds the wait at close. */
     static long timeoutMs(String[] config) {
-        return number(config, TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
+        boolean reliability = "reliability".equalsIgnoreCase(String.valueOf(setting(config, "policy")).trim());
+        return number(config, TIMEOUT_MS, reliability ? RELIABILITY_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
     }
 
     /** The sample label, as JMeter's own JavaTest takes it: the element's name (JMeter fills it in if empty). */

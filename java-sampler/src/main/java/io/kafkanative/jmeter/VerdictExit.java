@@ -75,7 +75,7 @@ final class VerdictExit {
         try {
             return judge.getAsInt();
         } catch (RuntimeException | LinkageError e) {
-            boolean asked = !JMeterUtils.getPropDefault(Verdict.SPEC_PROPERTY, "").isBlank();
+            boolean asked = Verdict.asked();
             String message = (asked ? "verdict: FAIL: " : "") + "the end-of-test verdict could not be judged: " + e;
             System.out.println(message);
             LOG.error(message);

@@ -23,18 +23,52 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class ChoicesTest {
 
-    /** What some values need besides themselves to be a whole configuration. */
-    private static final Map<String, List<String>> NEEDS = Map.of(
-            "value.mode=template", List.of("value.template", "x"),
-            "value.mode=file", List.of("payload.file", "pom.xml"),
-            "key.mode=fixed", List.of("key", "k"),
-            "key.mode=template", List.of("key", "k{seq}"),
-            "security.protocol=SASL_PLAINTEXT", List.of("sasl.mechanism", "PLAIN", "sasl.username", "u",
-                    "sasl.password", "p"),
-            "security.protocol=SASL_SSL", List.of("sasl.mechanism", "PLAIN", "sasl.username", "u",
-                    "sasl.password", "p"),
-            "sasl.mechanism=*", List.of("security.protocol", "SASL_PLAINTEXT", "sasl.username", "u",
-                    "sasl.password", "p"));
+    /** A schema file (the surefire run's directory is java-sampler/). */
+    private static final String AVSC = "../tests/schema/schemas/order.avsc";
+    private static final String JSON_SCHEMA = "../tests/schema/schemas/customer.schema.json";
+    /** A registry nobody listens on: the framing=registry values are accepted, the registry is then unreachable. */
+    private static final String NO_REGISTRY = "http://127.0.0.1:1";
+
+    /**
+     * What some values need besides themselves to be a whole configuration: "key=value", "key=*" (whatever the
+     * value), each optionally after the client's kind ("consumer key=*") when the kinds need different things.
+     */
+    private static final Map<String, List<String>> NEEDS = Map.ofEntries(
+            Map.entry("value.mode=template", List.of("value.template", "x")),
+            Map.entry("value.mode=file", List.of("payload.file", "pom.xml")),
+            Map.entry("value.mode=avro", List.of("value.schema.file", AVSC)),
+            Map.entry("value.mode=json-schema", List.of("value.schema.file", JSON_SCHEMA)),
+            Map.entry("value.mode=protobuf", List.of("value.schema.file", "../tests/schema/schemas/order.proto")),
+            Map.entry("key.mode=fixed", List.of("key", "k")),
+            Map.entry("key.mode=template", List.of("key", "k{seq}")),
+            Map.entry("key.mode=avro", List.of("key.schema.file", AVSC)),
+            Map.entry("key.mode=json-schema", List.of("key.schema.file", JSON_SCHEMA)),
+            Map.entry("key.mode=protobuf", List.of("key.schema.file", "../tests/schema/schemas/order.proto")),
+            Map.entry("security.protocol=SASL_PLAINTEXT", List.of("sasl.mechanism", "PLAIN", "sasl.username", "u",
+                    "sasl.password", "p")),
+            Map.entry("security.protocol=SASL_SSL", List.of("sasl.mechanism", "PLAIN", "sasl.username", "u",
+                    "sasl.password", "p")),
+            Map.entry("sasl.mechanism=*", List.of("security.protocol", "SASL_PLAINTEXT", "sasl.username", "u",
+                    "sasl.password", "p")),
+            // the schema settings are read with a schema mode only
+            Map.entry("value.schema.input=*", List.of("value.mode", "avro", "value.schema.file", AVSC)),
+            Map.entry("value.subject.name.strategy=*", List.of("value.mode", "avro", "value.schema.file", AVSC)),
+            Map.entry("key.subject.name.strategy=*", List.of("key.mode", "avro", "key.schema.file", AVSC)),
+            Map.entry("producer value.schema.framing=registry", List.of("value.mode", "avro", "value.schema.file",
+                    AVSC, "schema.registry.url", NO_REGISTRY)),
+            Map.entry("producer value.schema.framing=*", List.of("value.mode", "avro", "value.schema.file", AVSC)),
+            Map.entry("producer key.schema.framing=registry", List.of("key.mode", "avro", "key.schema.file", AVSC,
+                    "schema.registry.url", NO_REGISTRY)),
+            Map.entry("producer key.schema.framing=*", List.of("key.mode", "avro", "key.schema.file", AVSC)),
+            Map.entry("consumer value.schema.framing=registry", List.of("value.decode", "avro",
+                    "schema.registry.url", NO_REGISTRY)),
+            Map.entry("consumer value.schema.framing=*", List.of("value.decode", "avro", "value.schema.file", AVSC)),
+            Map.entry("consumer key.schema.framing=registry", List.of("key.decode", "avro",
+                    "schema.registry.url", NO_REGISTRY)),
+            Map.entry("consumer key.schema.framing=*", List.of("key.decode", "avro", "key.schema.file", AVSC)),
+            Map.entry("auto.register.schemas=*", List.of("value.mode", "avro", "value.schema.file", AVSC)),
+            Map.entry("value.decode=*", List.of("value.schema.file", AVSC, "value.schema.framing", "none")),
+            Map.entry("key.decode=*", List.of("key.schema.file", AVSC, "key.schema.framing", "none")));
 
     private static List<String> choices(String name) {
         try {
@@ -54,8 +88,12 @@ class ChoicesTest {
         } else {
             config.addAll(List.of("group.id", "choices-test", "poll.timeout.ms", "0"));
         }
-        config.addAll(NEEDS.getOrDefault(key + "=" + value,
-                NEEDS.getOrDefault(key + "=*", List.of())));
+        List<String> needs = null;
+        for (String need : List.of(kind + " " + key + "=" + value, key + "=" + value, kind + " " + key + "=*",
+                key + "=*")) {
+            needs = needs != null ? needs : NEEDS.get(need);
+        }
+        config.addAll(needs == null ? List.of() : needs);
         config.add(key);
         config.add(value);
         return config.toArray(new String[0]);
@@ -83,7 +121,14 @@ class ChoicesTest {
             "producer, stamp.time, BOOLEAN", "producer, security.protocol, SECURITY_PROTOCOL",
             "producer, sasl.mechanism, SASL_MECHANISM",
             "consumer, commit, COMMIT", "consumer, auto.offset.reset, OFFSET_RESET",
-            "consumer, fail.on.empty, BOOLEAN", "consumer, check.sequence, BOOLEAN"})
+            "consumer, fail.on.empty, BOOLEAN", "consumer, check.sequence, BOOLEAN",
+            "producer, value.schema.input, SCHEMA_INPUT",
+            "producer, value.subject.name.strategy, SUBJECT_NAME_STRATEGY",
+            "producer, key.subject.name.strategy, SUBJECT_NAME_STRATEGY",
+            "producer, value.schema.framing, SCHEMA_FRAMING", "producer, key.schema.framing, SCHEMA_FRAMING",
+            "producer, auto.register.schemas, BOOLEAN", "consumer, value.decode, DECODE",
+            "consumer, key.decode, DECODE",
+            "consumer, value.schema.framing, SCHEMA_FRAMING", "consumer, key.schema.framing, SCHEMA_FRAMING"})
     void theEngineAcceptsEveryChoiceAndRefusesOthersNamingThem(String kind, String key, String table) {
         for (String value : choices(table)) {
             String refusal = open(kind, key, value);

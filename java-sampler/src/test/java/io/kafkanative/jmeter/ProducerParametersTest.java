@@ -40,7 +40,7 @@ class ProducerParametersTest {
         expected.put("batch.size", "");
         expected.put("compression.type", "none");
         expected.put("producer.scope", "test");
-        expected.put("timeout.ms", "3000");
+        expected.put("timeout.ms", ""); // blank: the policy decides (3000 capacity, 30000 reliability)
         expected.put("messages.per.sample", "1");
         expected.put("value.mode", "fixed");
         expected.put("record.size", "1024");
@@ -115,10 +115,12 @@ class ProducerParametersTest {
     }
 
     @Test
-    void malformedTimeoutFallsBackToTheDefaultForClosing() {
+    void malformedOrMissingTimeoutFallsBackToThePolicysForClosing() {
         assertEquals(1500, ProducerParameters.timeoutMs(config("timeout.ms", " 1500")));
         assertEquals(3000, ProducerParameters.timeoutMs(config("timeout.ms", "soon")));
         assertEquals(3000, ProducerParameters.timeoutMs(config("topic", "t")));
+        assertEquals(30000, ProducerParameters.timeoutMs(config("policy", "reliability")));
+        assertEquals(1500, ProducerParameters.timeoutMs(config("policy", "reliability", "timeout.ms", "1500")));
     }
 
     private static String[] config(String... nameValuePairs) {
