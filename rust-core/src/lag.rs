@@ -18,8 +18,8 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::client::config::{self as librdkafka_conf, create};
 use crate::client::context::ClientCtx;
 use crate::client::metadata::{self, Fetch};
-use crate::client::settings::{number, require_bootstrap, required, servers, split, Split};
 use crate::client::retry;
+use crate::client::settings::{number, require_bootstrap, required, servers, split, Split};
 use crate::consumer::settings::{candidates, translate_all};
 use crate::error::EngineError;
 
