@@ -74,6 +74,9 @@ pub struct ProducerHandle {
     /// Sequence number of the next message (audit header).
     seq: u64,
     pacer: Option<Pacer>,
+    /// When the previous sample ended (its last verdict): the gap to the next sample's start is the cost per sample
+    /// outside the engine ([`stats::Totals::between_samples_us`]).
+    last_end: Option<Instant>,
     /// Where the statistics go at close.
     run: Arc<Run>,
 }
@@ -101,7 +104,17 @@ impl ProducerHandle {
             (run_id, pid)
         });
         let pacer = settings.target_rate.map(|rate| Pacer::new(rate, &slot));
-        Ok(ProducerHandle { producer: Some(producer), settings, slot, payload, audit_id, seq: 0, pacer, run })
+        Ok(ProducerHandle {
+            producer: Some(producer),
+            settings,
+            slot,
+            payload,
+            audit_id,
+            seq: 0,
+            pacer,
+            last_end: None,
+            run,
+        })
     }
 
     /// The slot another thread may use to interrupt a waiting `send`.
@@ -111,6 +124,8 @@ impl ProducerHandle {
 
     /// Sends one sample's messages and waits for every verdict, the deadline, or an interrupt.
     pub fn send(&mut self, jmeter_value: Option<&[u8]>) -> SampleOutcome {
+        // Taken before the pacer's wait, which is no cost of the bridge.
+        let gap = self.last_end.map(|end| end.elapsed());
         if let Some(pacer) = &mut self.pacer {
             pacer.pace(&self.slot);
         }
@@ -132,6 +147,9 @@ impl ProducerHandle {
                     error: Some(EngineError::new(INTERRUPTED, "the test was stopped before the sample was sent")),
                 };
             }
+            if let (Some(gap), None) = (gap, &self.pacer) {
+                s.totals.between_samples_us.saturating_record(gap.as_micros().max(1) as u64);
+            }
             s.outstanding = count;
             s.acked = 0;
             s.failed = 0;
@@ -149,7 +167,9 @@ impl ProducerHandle {
                 Err(e) => self.fail_unsent(e),
             }
         }
-        self.wait(start, bytes)
+        let outcome = self.wait(start, bytes);
+        self.last_end = Some(start + outcome.elapsed);
+        outcome
     }
 
     /// Headers of one message: the static ones, then audit and send-time headers when asked for.

@@ -23,6 +23,7 @@ pub const SAMPLER_KEYS: &[&str] = &[
     "topic",
     "policy",
     "producer.scope",
+    "producer.pool.size",
     "timeout.ms",
     "messages.per.sample",
     "value.mode",
@@ -62,12 +63,18 @@ pub enum Preflight {
     Off,
 }
 
+/// Producers shared by the threads of a test (`producer.scope=test`) unless `producer.pool.size` says otherwise.
+/// One librdkafka producer has one connection per broker, and a broker serves a connection's requests one at a
+/// time: at a few threads sending one message each, their requests queue behind each other on that connection
+/// (README, "The send path at scale"). A few producers spread them, and still bound threads and connections.
+pub const DEFAULT_POOL_SIZE: u32 = 4;
+
 /// Whether one producer serves a JMeter thread or all threads of the test with the same configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// One producer per JMeter thread.
     Thread,
-    /// One producer shared by all threads with the same configuration.
+    /// Producers shared by all threads with the same configuration (`producer.pool.size` of them).
     Test,
 }
 
@@ -84,6 +91,8 @@ pub struct ProducerSettings {
     pub messages_per_sample: u32,
     /// Whose producer this is.
     pub scope: Scope,
+    /// With `producer.scope=test`: how many producers the threads share (each thread uses one, round-robin).
+    pub pool_size: u32,
     /// How values are made.
     pub value: ValueSpec,
     /// How keys are made.
@@ -154,6 +163,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
             )))
         }
     };
+    let pool_size = number(&sampler, "producer.pool.size", DEFAULT_POOL_SIZE, 1, 64)?;
     let partition = match sampler.get("partition") {
         Some(_) => Some(number(&sampler, "partition", 0, 0, i32::MAX as i64)?),
         None => None,
@@ -237,6 +247,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         max_block,
         messages_per_sample,
         scope,
+        pool_size,
         value,
         key,
         headers,
@@ -370,6 +381,16 @@ mod tests {
         assert_eq!(s.client["message.timeout.ms"], "3000");
         assert_eq!(s.client["partitioner"], "murmur2_random");
         assert_eq!(s.messages_per_sample, 1);
+    }
+
+    #[test]
+    fn the_pool_size_defaults_to_a_few_producers_and_is_bounded() {
+        assert_eq!(parse(&pairs(&[])).unwrap().pool_size, DEFAULT_POOL_SIZE);
+        assert_eq!(parse(&pairs(&[("producer.pool.size", "1")])).unwrap().pool_size, 1);
+        let e = err(&[("producer.pool.size", "0")]);
+        assert!(e.contains("producer.pool.size"), "{e}");
+        let e = err(&[("producer.pool.size", "many")]);
+        assert!(e.contains("producer.pool.size"), "{e}");
     }
 
     #[test]

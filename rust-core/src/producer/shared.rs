@@ -1,6 +1,6 @@
 //! The librdkafka producer behind the handles: its creation with the pre-flight check (once per test and
-//! configuration), the producers shared by all threads with `producer.scope=test`, and, with `producer.scope=thread`,
-//! a producer whose events the waiting JMeter thread serves itself.
+//! configuration), the pool of producers shared by all threads with `producer.scope=test` (`producer.pool.size`), and,
+//! with `producer.scope=thread`, a producer whose events the waiting JMeter thread serves itself.
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::AsRawFd;
@@ -170,7 +170,7 @@ impl Drop for KafkaProducer {
     }
 }
 
-/// Producers shared by all threads of a test (`producer.scope=test`), by run and configuration.
+/// Producers shared by all threads of a test (`producer.scope=test`), by run, configuration and pool member.
 static SHARED: LazyLock<Mutex<HashMap<String, Weak<KafkaProducer>>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// A shared producer's failed creation, by the same key: the threads that were waiting for it (all of a test's
@@ -190,9 +190,12 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
         producer.ready = true;
         return Ok(Arc::new(producer));
     }
+    // The pool's member for this thread: threads are spread round-robin by their number, so each member carries
+    // about threads / K of them. The pre-flight (keyed by `key`) stays once for the whole pool.
+    let member_key = format!("{key}\n#{} of {}", pool_member(settings), settings.pool_size);
     // Held while creating, so that two threads opening at once do not create two producers.
     let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(p) = shared.get(&key).and_then(Weak::upgrade) {
+    if let Some(p) = shared.get(&member_key).and_then(Weak::upgrade) {
         return Ok(p);
     }
     let mut failed = FAILED.lock().unwrap_or_else(|p| p.into_inner());
@@ -205,8 +208,18 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
         FAILED.lock().unwrap_or_else(|p| p.into_inner()).insert(key.clone(), (Instant::now(), e.clone()));
     })?;
     shared.retain(|_, w| w.strong_count() > 0);
-    shared.insert(key, Arc::downgrade(&p));
+    shared.insert(member_key, Arc::downgrade(&p));
     Ok(p)
+}
+
+/// Which of the pool's producers a thread uses: `thread.number` round-robin over `producer.pool.size`, never more
+/// members than the thread group has threads (a member nobody uses would only cost a connection).
+fn pool_member(settings: &ProducerSettings) -> u32 {
+    let size = match settings.thread_count {
+        0 => settings.pool_size,
+        threads => settings.pool_size.min(threads),
+    };
+    settings.thread_number.saturating_sub(1) % size.max(1)
 }
 
 /// A producer's context, whose statistics also record where this configuration's send->ack time goes.
@@ -350,5 +363,34 @@ fn warn_linger(settings: &ProducerSettings) {
                  the threads' messages share batches"
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pool: &str, threads: u32, thread: u32) -> ProducerSettings {
+        let pairs: Vec<(String, String)> = [
+            ("bootstrap.servers", "127.0.0.1:9092".to_string()),
+            ("topic", "t".to_string()),
+            ("producer.pool.size", pool.to_string()),
+            ("thread.count", threads.to_string()),
+            ("thread.number", thread.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        super::super::settings::parse(&pairs).unwrap()
+    }
+
+    #[test]
+    fn threads_are_spread_round_robin_over_at_most_as_many_members_as_threads() {
+        let members: Vec<u32> = (1..=10).map(|n| pool_member(&settings("4", 10, n))).collect();
+        assert_eq!(members, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1]);
+        // Two threads never open more than two producers, whatever the pool size.
+        let members: Vec<u32> = (1..=2).map(|n| pool_member(&settings("8", 2, n))).collect();
+        assert_eq!(members, [0, 1]);
+        assert!((1..=50).all(|n| pool_member(&settings("1", 50, n)) == 0), "pool size 1 is one shared producer");
     }
 }

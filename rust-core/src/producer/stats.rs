@@ -46,6 +46,11 @@ pub struct Totals {
     pub retries: u64,
     /// With `target.rate`: how late each sample started after its intended time (coordinated omission).
     pub schedule_delay_us: Option<Histogram<u64>>,
+    /// From one sample's last verdict to the same thread's next sample starting: what the wake-up, the JNI
+    /// return and call, the Java side and JMeter's own loop cost per sample (plus any wait for a core). The
+    /// engine alone gives the floor; a JMeter run's figure minus that floor is the bridge's cost. Not recorded
+    /// with `target.rate` (the wait for the intended start would be in it).
+    pub between_samples_us: Histogram<u64>,
     /// With `audit=true`: acknowledged sequence numbers by producer id, and where to read them back.
     pub acked_seqs: BTreeMap<String, SeqSet>,
     /// See `acked_seqs`.
@@ -67,6 +72,7 @@ impl Default for Totals {
             last_ack: None,
             retries: 0,
             schedule_delay_us: None,
+            between_samples_us: new_histogram(),
             acked_seqs: BTreeMap::new(),
             audit: None,
         }
@@ -126,6 +132,7 @@ impl Totals {
         add_counts(&mut self.errors, &other.errors);
         add_counts(&mut self.per_partition, &other.per_partition);
         self.retries += other.retries;
+        let _ = self.between_samples_us.add(&other.between_samples_us);
         if let Some(other_delay) = &other.schedule_delay_us {
             let mine = self.schedule_delay_us.get_or_insert_with(new_histogram);
             let _ = mine.add(other_delay);
@@ -227,6 +234,10 @@ impl Totals {
                 max: h.max(),
             }),
             per_partition: &self.per_partition,
+            between_samples_us: (!self.between_samples_us.is_empty()).then(|| {
+                let h = &self.between_samples_us;
+                BetweenSamples { mean: h.mean(), p50: h.value_at_quantile(0.50), p99: h.value_at_quantile(0.99) }
+            }),
         }
     }
 }
@@ -246,6 +257,15 @@ pub struct Summary<'a> {
     retries: u64,
     schedule_delay_us: Option<ScheduleDelay>,
     per_partition: &'a BTreeMap<i32, u64>,
+    between_samples_us: Option<BetweenSamples>,
+}
+
+/// See [`Totals::between_samples_us`].
+#[derive(Serialize)]
+struct BetweenSamples {
+    mean: f64,
+    p50: u64,
+    p99: u64,
 }
 
 #[derive(Serialize)]

@@ -72,6 +72,7 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
             ElementSetting.text("batchSize", "batch.size", "delivery", ""),
             ElementSetting.choice("compressionType", "compression.type", "delivery", "none", Choices.COMPRESSION),
             ElementSetting.choice("producerScope", "producer.scope", "delivery", "test", Choices.PRODUCER_SCOPE),
+            ElementSetting.text("producerPoolSize", "producer.pool.size", "delivery", ""),
             ElementSetting.text("messagesPerSample", "messages.per.sample", "delivery", "1"),
             ElementSetting.text("timeoutMs", "timeout.ms", "timing", ""),
             ElementSetting.text("targetRate", "target.rate", "timing", ""),
@@ -125,6 +126,7 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
     private String batchSize = "";
     private String compressionType = "none";
     private String producerScope = "test";
+    private String producerPoolSize = "";
     private String messagesPerSample = "1";
     private String timeoutMs = "";
     private String targetRate = "";
@@ -334,6 +336,14 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
 
     public void setProducerScope(String producerScope) {
         this.producerScope = producerScope;
+    }
+
+    public String getProducerPoolSize() {
+        return producerPoolSize;
+    }
+
+    public void setProducerPoolSize(String producerPoolSize) {
+        this.producerPoolSize = producerPoolSize;
     }
 
     public String getMessagesPerSample() {
