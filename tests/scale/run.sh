@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Scale (issue 13): 400 JMeter threads, one message per sample, default settings (one producer shared by the test),
-# to completion. Asserts what a user sees: the JTL's row count, no error, the topic's offsets; no timing is asserted.
+# Scale (issue 13): 400 JMeter threads, one message per sample, default settings (the threads share a pool of
+# producer.pool.size producers), to completion. Asserts what a user sees: the JTL's row count, no error, the topic's offsets; no timing is asserted.
 # Needs a built jar (scripts/build) and a running broker (scripts/kafka start).
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR

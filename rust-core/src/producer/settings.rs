@@ -159,7 +159,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None | Some("test") => Scope::Test,
         Some(other) => {
             return Err(EngineError::config(format!(
-                "producer.scope: '{other}' is not valid; use thread (one producer per JMeter thread) or test (one shared producer)"
+                "producer.scope: '{other}' is not valid; use thread (one producer per JMeter thread) or test (producers shared by the test's threads, producer.pool.size)"
             )))
         }
     };

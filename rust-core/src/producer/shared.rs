@@ -325,7 +325,7 @@ fn check_partitions(settings: &ProducerSettings, servers: &str, partitions: u32)
         // one shared producer batches every thread's messages, so only the broker's per-partition parallelism is capped.
         let consequence = match settings.scope {
             Scope::Thread => "the threads' producers will contend for the same partitions and",
-            Scope::Test => "the shared producer batches their messages, but",
+            Scope::Test => "the shared producers batch their messages, but",
         };
         let text = format!(
             "topic '{}' has {partitions} partition(s) for {} producing threads: {consequence} the broker's parallelism is \
