@@ -46,8 +46,7 @@ final class ProducerParameters {
             new Parameter("linger.ms", "0"),
             new Parameter("batch.size", ""),
             new Parameter("compression.type", "none"),
-            new Parameter("producer.scope", "test"),          // test (producers shared by the threads) | thread
-            new Parameter("producer.pool.size", ""),          // blank: engine default (4); with producer.scope=test
+            new Parameter("producer.scope", "test"),          // test (one shared producer) | thread
             new Parameter(TIMEOUT_MS, ""),                    // blank: from policy (3000 capacity, 30000 reliability)
             new Parameter("messages.per.sample", "1"),
             new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter | avro | json-schema | protobuf
