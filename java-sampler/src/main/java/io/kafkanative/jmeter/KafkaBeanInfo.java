@@ -25,6 +25,9 @@ abstract class KafkaBeanInfo extends BeanInfoSupport {
             groups.computeIfAbsent(setting.group(), g -> new ArrayList<>()).add(setting.property());
         }
         groups.forEach((group, names) -> createPropertyGroup(group, names.toArray(new String[0])));
+        // The samplers read their settings once per thread; the Connection (a config element) keeps JMeter's
+        // preparation, which is how its fields are filled before it registers.
+        boolean sampler = KafkaElement.class.isAssignableFrom(element);
         for (ElementSetting setting : settings) {
             PropertyDescriptor p = property(setting.property());
             p.setValue(NOT_UNDEFINED, Boolean.TRUE);
@@ -36,7 +39,7 @@ abstract class KafkaBeanInfo extends BeanInfoSupport {
             if (setting.editor() != null) {
                 p.setPropertyEditorClass(setting.editor());
             }
-            if (JMeter.isNonGUI() && !setting.perSample()) {
+            if (sampler && JMeter.isNonGUI() && !setting.perSample()) {
                 preparedOnlyOnce(p);
             }
         }

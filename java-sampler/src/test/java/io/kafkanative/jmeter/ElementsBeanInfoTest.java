@@ -21,6 +21,7 @@ import org.apache.jmeter.testbeans.TestBeanHelper;
 import org.apache.jmeter.testbeans.gui.GenericTestBeanCustomizer;
 import org.apache.jmeter.util.JMeterUtils;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -129,6 +130,13 @@ class ElementsBeanInfoTest {
         assertEquals(perSample, preparedBeforeEverySample(element, true), element.getSimpleName() + " under jmeter -n");
         assertEquals(ELEMENTS.get(element).stream().map(ElementSetting::property).collect(Collectors.toSet()),
                 preparedBeforeEverySample(element, false), element.getSimpleName() + " in the GUI: every setting");
+    }
+
+    /** The Connection's fields are filled by JMeter's preparation before it registers: it keeps every one. */
+    @Test
+    void theConnectionIsPreparedInFullAlsoOutsideTheGui() throws IntrospectionException {
+        assertEquals(KafkaConnection.SETTINGS.stream().map(ElementSetting::property).collect(Collectors.toSet()),
+                preparedBeforeEverySample(KafkaConnection.class, true));
     }
 
     @ParameterizedTest
