@@ -93,8 +93,11 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
         List<String> config = new ArrayList<>(cluster.settings());
         String extra = cluster.clientProperties();
         for (ElementSetting setting : settings()) {
+            if (setting.key() == null) {
+                continue; // Java-only (the Connection's name, the per-sample value): not evaluated here
+            }
             String value = getPropertyAsString(setting.property()).trim();
-            if (setting.key() == null || value.isEmpty()) {
+            if (value.isEmpty()) {
                 continue;
             }
             if (setting.choices() == Choices.BOOLEAN && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false"))) {
