@@ -13,11 +13,11 @@ topic_messages() {
     awk -F: '{ n += $3 } END { print n + 0 }'
 }
 
-# Runs the baseline plan; extra -J options follow the name.
+# Runs the baseline plan (or $PLAN); extra -J options follow the name.
 run_plan() {
   local name="$1"
   shift
-  scripts/jmeter -n -t jmeter-plans/producer-baseline.jmx -l "$out/$name.jtl" -j "$out/$name.log" \
+  scripts/jmeter -n -t "${PLAN:-jmeter-plans/producer-baseline.jmx}" -l "$out/$name.jtl" -j "$out/$name.log" \
     -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
     -Jkafka.summary.file="$out/$name-summary.json" "$@" >"$out/$name.out" 2>&1
   local rc=$?
@@ -81,6 +81,32 @@ preflight_warns() {
     [[ "$(grep -c 'pre-flight: topic .* has 2 partition(s) for 4 producing threads' "$out/few.log")" == 1 ]]
 }
 
+# value.mode=jmeter: the value is evaluated by JMeter for every sample (the Kafka Producer's only per-sample field;
+# its other settings are read once per thread, and outside the GUI JMeter no longer prepares them before each sample).
+per_sample_value() {
+  local topic="e2e-value-$RANDOM$RANDOM" plan="$out/jmeter-value.jmx"
+  sed -e 's|<stringProp name="valueMode">fixed</stringProp>|<stringProp name="valueMode">jmeter</stringProp>|' \
+    -e 's|<stringProp name="value" />|<stringProp name="value">v-${__threadNum}-${__counter(FALSE,)}</stringProp>|' \
+    jmeter-plans/producer-baseline.jmx >"$plan"
+  grep -q 'valueMode">jmeter<' "$plan" && grep -q '__counter' "$plan" ||
+    { echo "the baseline plan's valueMode/value fields changed: update this check"; return 1; }
+  PLAN="$plan" run_plan value -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jtopic.partitions=2 &&
+    python3 tests/e2e/jtl_check.py "$out/value.jtl" --rows 100 --messages 100 --all-ok || return 1
+  scripts/kafka run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server 127.0.0.1:9092 \
+    --topic "$topic" --from-beginning --max-messages 100 --timeout-ms 30000 >"$out/value.txt" 2>"$out/value.err"
+  python3 - "$out/value.txt" <<'PY'
+import re, sys
+values = open(sys.argv[1]).read().split()
+assert len(values) == 100, f"{len(values)} values read back"
+bad = [v for v in values if not re.fullmatch(r"v-[12]-[0-9]+", v)]
+assert not bad, f"values not built by JMeter: {bad[:3]}"
+# A value evaluated once per thread would give 2 distinct values; per sample, the global counter gives 100.
+assert len(set(values)) == 100, f"{len(set(values))} distinct values of 100"
+assert {v.split("-")[1] for v in values} == {"1", "2"}, "both threads' values"
+print("100 values, each evaluated for its own sample:", values[0], "...")
+PY
+}
+
 # A plan with a mistake stops at once with one readable failed sample per thread, not thousands.
 bad_config() {
   run_plan bad -Jkafka.topic=e2e-bad -Jthreads=2 -Jloops=100 -Jacks=banana -Jtopic.create=false
@@ -123,6 +149,7 @@ check "baseline plan: 1000 rows OK = summary = topic, dashboard written" baselin
 check "batch mode, audited: 100,000 messages = JTL counts = summary = audit = topic" batch_audit
 check "oversized messages: 10 failures, each MSG_SIZE_TOO_LARGE, counted exactly" oversized
 check "pre-flight warns once when threads outnumber partitions" preflight_warns
+check "value.mode=jmeter: JMeter evaluates the value for every sample (100 distinct values in the topic)" per_sample_value
 check "bad parameter: one clear failed sample, test stopped" bad_config
 check "SASL_SSL: right password sends, wrong one fails with an authentication error, no password in any output" secure
 summary

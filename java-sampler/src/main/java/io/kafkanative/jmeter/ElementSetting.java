@@ -14,19 +14,26 @@ import java.util.List;
  * @param defaultValue what a new element shows; blank when blank means "the engine or librdkafka decides"
  * @param choices      the dropdown's values (exactly the engine's allowed values), or an empty list for a text field
  * @param editor       a JMeter property editor class for a text area, file or password field, or null
+ * @param perSample    whether the element reads it for every sample (the producer's value); every other setting is
+ *                     read once, at a thread's first sample
  */
 record ElementSetting(String property, String key, String group, String defaultValue, List<String> choices,
-        Class<?> editor) {
+        Class<?> editor, boolean perSample) {
 
     static ElementSetting text(String property, String key, String group, String defaultValue) {
-        return new ElementSetting(property, key, group, defaultValue, List.of(), null);
+        return new ElementSetting(property, key, group, defaultValue, List.of(), null, false);
     }
 
     static ElementSetting choice(String property, String key, String group, String defaultValue, List<String> choices) {
-        return new ElementSetting(property, key, group, defaultValue, choices, null);
+        return new ElementSetting(property, key, group, defaultValue, choices, null, false);
     }
 
     static ElementSetting edited(String property, String key, String group, String defaultValue, Class<?> editor) {
-        return new ElementSetting(property, key, group, defaultValue, List.of(), editor);
+        return new ElementSetting(property, key, group, defaultValue, List.of(), editor, false);
+    }
+
+    /** A Java-only text field the element reads for every sample (typically {@code ${payload}}). */
+    static ElementSetting perSample(String property, String group) {
+        return new ElementSetting(property, null, group, "", List.of(), null, true);
     }
 }

@@ -87,12 +87,17 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
      * group size. Read once per thread, at its first sample.
      */
     String[] engineConfig() {
-        KafkaConnection.Registered cluster = KafkaConnection.lookup(connection, getName());
+        // The property, not the bean field: outside the GUI JMeter no longer sets the fields of once-read settings.
+        String connectionName = getPropertyAsString("connection", KafkaConnection.DEFAULT_NAME);
+        KafkaConnection.Registered cluster = KafkaConnection.lookup(connectionName, getName());
         List<String> config = new ArrayList<>(cluster.settings());
         String extra = cluster.clientProperties();
         for (ElementSetting setting : settings()) {
+            if (setting.key() == null) {
+                continue; // Java-only (the Connection's name, the per-sample value): not evaluated here
+            }
             String value = getPropertyAsString(setting.property()).trim();
-            if (setting.key() == null || value.isEmpty()) {
+            if (value.isEmpty()) {
                 continue;
             }
             if (setting.choices() == Choices.BOOLEAN && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false"))) {

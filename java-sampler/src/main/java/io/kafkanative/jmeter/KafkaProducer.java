@@ -32,7 +32,7 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
             ElementSetting.text("recordSize", "record.size", "message", "1024"),
             ElementSetting.text("valueTemplate", "value.template", "message", ""),
             ElementSetting.edited("payloadFile", "payload.file", "message", "", FileEditor.class),
-            ElementSetting.text("value", null, "message", ""),
+            ElementSetting.perSample("value", "message"),
             ElementSetting.choice("keyMode", "key.mode", "message", "none", Choices.KEY_MODE),
             ElementSetting.text("key", "key", "message", ""),
             ElementSetting.text("headers", "headers", "message", ""),
@@ -135,6 +135,9 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
     private String auditTimeoutMs = "60000";
     private String extraProperties = "";
 
+    /** Whether this thread's samples pass {@link #value} (decided at its first sample). */
+    private transient Boolean valueFromJMeter;
+
     @Override
     protected KafkaProducerSampler newEngine() {
         return new KafkaProducerSampler();
@@ -147,13 +150,16 @@ public class KafkaProducer extends KafkaElement<KafkaProducerSampler> implements
 
     /**
      * The value for value.mode=jmeter, or for a schema mode with schema input jmeter (JSON encoded against the
-     * schema), evaluated for this sample (JMeter set the field just before it).
+     * schema), evaluated for this sample (JMeter set the field just before it). Whether the value comes from JMeter
+     * is decided once per thread, from the element's properties like the rest of its settings.
      */
     @Override
     protected String perSampleValue() {
-        boolean fromJMeter = ProducerParameters.VALUE_MODE_JMETER.equals(valueMode.trim())
-                || ProducerParameters.VALUE_MODE_JMETER.equals(valueSchemaInput.trim());
-        return fromJMeter ? value : null;
+        if (valueFromJMeter == null) {
+            valueFromJMeter = ProducerParameters.VALUE_MODE_JMETER.equals(getPropertyAsString("valueMode").trim())
+                    || ProducerParameters.VALUE_MODE_JMETER.equals(getPropertyAsString("valueSchemaInput").trim());
+        }
+        return valueFromJMeter ? value : null;
     }
 
     @Override

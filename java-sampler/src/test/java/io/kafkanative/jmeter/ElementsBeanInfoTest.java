@@ -17,9 +17,11 @@ import java.util.ResourceBundle;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.apache.jmeter.testbeans.TestBeanHelper;
 import org.apache.jmeter.testbeans.gui.GenericTestBeanCustomizer;
 import org.apache.jmeter.util.JMeterUtils;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -88,6 +90,53 @@ class ElementsBeanInfoTest {
                         where + ": an empty field's meaning belongs in its tooltip: " + p.getShortDescription());
             }
         }
+    }
+
+    /** The settings JMeter sets on the element before every sample, as the form of {@code beanInfo} declares them. */
+    private static Set<String> preparedBeforeEverySample(Class<?> element, boolean nonGui) throws IntrospectionException {
+        Set<String> settings = ELEMENTS.get(element).stream().map(ElementSetting::property).collect(Collectors.toSet());
+        // JMeter's own flag for a jmeter -n run (JMeter.isNonGUI()), set before any plan is loaded.
+        if (nonGui) {
+            System.setProperty("JMeter.NonGui", "true");
+        }
+        // As JMeter's TestBeanHelper asks, with the JDK's cached answers dropped before and after (an inherited
+        // setting's descriptor is the superclass's cached one).
+        Introspector.flushCaches();
+        try {
+            BeanInfo info = Introspector.getBeanInfo(element);
+            return Arrays.stream(info.getPropertyDescriptors())
+                    .filter(p -> !TestBeanHelper.isDescriptorIgnored(p))
+                    .map(PropertyDescriptor::getName)
+                    .filter(settings::contains)
+                    .collect(Collectors.toSet());
+        } finally {
+            System.clearProperty("JMeter.NonGui");
+            Introspector.flushCaches();
+        }
+    }
+
+    /**
+     * Outside the GUI, JMeter's preparation before every sample (each property evaluated again and set by reflection)
+     * covers only the fields the element reads per sample; the GUI keeps every setting (its form lists only those).
+     */
+    @ParameterizedTest
+    @ValueSource(classes = {KafkaProducer.class, KafkaConsumer.class, KafkaLagMonitor.class})
+    void outsideTheGuiOnlyPerSampleFieldsArePreparedBeforeEverySample(Class<?> element) throws IntrospectionException {
+        Set<String> perSample = ELEMENTS.get(element).stream()
+                .filter(ElementSetting::perSample)
+                .map(ElementSetting::property)
+                .collect(Collectors.toSet());
+        assertEquals(element == KafkaProducer.class ? Set.of("value") : Set.of(), perSample, element.getSimpleName());
+        assertEquals(perSample, preparedBeforeEverySample(element, true), element.getSimpleName() + " under jmeter -n");
+        assertEquals(ELEMENTS.get(element).stream().map(ElementSetting::property).collect(Collectors.toSet()),
+                preparedBeforeEverySample(element, false), element.getSimpleName() + " in the GUI: every setting");
+    }
+
+    /** The Connection's fields are filled by JMeter's preparation before it registers: it keeps every one. */
+    @Test
+    void theConnectionIsPreparedInFullAlsoOutsideTheGui() throws IntrospectionException {
+        assertEquals(KafkaConnection.SETTINGS.stream().map(ElementSetting::property).collect(Collectors.toSet()),
+                preparedBeforeEverySample(KafkaConnection.class, true));
     }
 
     @ParameterizedTest

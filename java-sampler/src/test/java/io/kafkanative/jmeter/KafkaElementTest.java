@@ -39,7 +39,7 @@ class KafkaElementTest {
         try {
             KafkaProducer producer = new KafkaProducer();
             producer.setName("p");
-            producer.setConnection("east");
+            producer.setProperty("connection", "east"); // as a plan holds it
             producer.setProperty("topic", "orders");
             producer.setProperty("stampTime", "False"); // as the 5.6.3 GUI saves a literal false
             producer.setProperty("extraProperties", "linger.ms=5");
@@ -64,7 +64,7 @@ class KafkaElementTest {
         try {
             KafkaConsumer consumer = new KafkaConsumer();
             consumer.setName("c");
-            consumer.setConnection("west");
+            consumer.setProperty("connection", "west");
             EngineException e = assertThrows(EngineException.class, consumer::engineConfig);
             assertEquals("CONFIG_ERROR", e.code());
             assertTrue(e.getMessage().contains("no Kafka Connection named 'west'") && e.getMessage().contains("east"),
