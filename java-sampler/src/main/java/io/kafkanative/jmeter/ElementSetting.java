@@ -29,4 +29,10 @@ record ElementSetting(String property, String key, String group, String defaultV
     static ElementSetting edited(String property, String key, String group, String defaultValue, Class<?> editor) {
         return new ElementSetting(property, key, group, defaultValue, List.of(), editor);
     }
+
+    /** One form's table from its parts, in order (a part shared by elements is declared once). */
+    @SafeVarargs
+    static List<ElementSetting> concat(List<ElementSetting>... parts) {
+        return java.util.Arrays.stream(parts).flatMap(List::stream).toList();
+    }
 }

@@ -4,11 +4,7 @@ package io.kafkanative.jmeter;
  * The engine's natives that belong to no single client (rust-core's JNI bridge, {@code jni/}): its log queue and
  * the layouts of the {@code long[]} result arrays.
  */
-final class NativeEngine {
-
-    static {
-        NativeLibrary.load();
-    }
+final class NativeEngine extends NativeDeclarations {
 
     private NativeEngine() {
     }
@@ -20,9 +16,9 @@ final class NativeEngine {
     static native String drainLogs();
 
     /**
-     * The names of a result array's slots, in order: {@code name} is "producer", "consumer" or "lag". Each name is
-     * the lower-cased name of the Java constant that indexes it (e.g. "elapsed_micros" for ELAPSED_MICROS), and
-     * their count is the class's OUT_LENGTH; a test compares them.
+     * The names of a result array's slots, in order: {@code name} is "producer", "consumer", "lag" or "judgement".
+     * Each name is the lower-cased name of the {@link ResultLayout} constant that indexes it (e.g. "elapsed_micros"
+     * for ELAPSED_MICROS), and their count is that class's OUT_LENGTH; a test compares them.
      */
     static native String[] layout(String name);
 

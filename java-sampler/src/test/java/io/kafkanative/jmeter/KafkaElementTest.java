@@ -32,11 +32,19 @@ class KafkaElementTest {
         return connection;
     }
 
-    @Test
-    void samplersTakeTheNamedConnectionAndMergeClientProperties() {
-        KafkaConnection cluster = connection("east");
+    /** Runs {@code body} while {@code cluster} is registered, as between a test's start and its end. */
+    private static void whileRegistered(KafkaConnection cluster, Runnable body) {
         cluster.testStarted();
         try {
+            body.run();
+        } finally {
+            cluster.testEnded();
+        }
+    }
+
+    @Test
+    void samplersTakeTheNamedConnectionAndMergeClientProperties() {
+        whileRegistered(connection("east"), () -> {
             KafkaProducer producer = new KafkaProducer();
             producer.setName("p");
             producer.setConnection("east");
@@ -52,16 +60,12 @@ class KafkaElementTest {
             assertEquals("false", config.get(config.indexOf("stamp.time") + 1));
             assertEquals("client.id=a\nlinger.ms=5", config.get(config.indexOf("extra.properties") + 1));
             assertFalse(config.contains("value"), "the value goes with each sample, not in the configuration");
-        } finally {
-            cluster.testEnded();
-        }
+        });
     }
 
     @Test
     void anUnknownConnectionNameIsOneClearConfigurationError() {
-        KafkaConnection cluster = connection("east");
-        cluster.testStarted();
-        try {
+        whileRegistered(connection("east"), () -> {
             KafkaConsumer consumer = new KafkaConsumer();
             consumer.setName("c");
             consumer.setConnection("west");
@@ -70,22 +74,17 @@ class KafkaElementTest {
             assertTrue(e.getMessage().contains("no Kafka Connection named 'west'") && e.getMessage().contains("east"),
                     e.getMessage());
             assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
-        } finally {
-            cluster.testEnded();
-        }
+        });
     }
 
     @Test
     void saslSettingsApplyOnlyToSaslProtocols() {
         KafkaConnection plain = connection("plain");
         plain.setProperty("securityProtocol", "SSL");
-        plain.testStarted();
-        try {
+        whileRegistered(plain, () -> {
             List<String> settings = KafkaConnection.lookup("plain", "s").settings();
             assertFalse(settings.contains("sasl.password") || settings.contains("sasl.username"), settings.toString());
             assertTrue(settings.contains("ssl.ca.location"), settings.toString());
-        } finally {
-            plain.testEnded();
-        }
+        });
     }
 }
