@@ -32,6 +32,13 @@ class KafkaElementTest {
         return connection;
     }
 
+    /** {@code element}, named after its class, set to use the Connection named {@code connection}. */
+    private static <E extends KafkaElement<?>> E using(E element, String connection) {
+        element.setName(element.getClass().getSimpleName());
+        element.setConnection(connection);
+        return element;
+    }
+
     /** Runs {@code body} while {@code cluster} is registered, as between a test's start and its end. */
     private static void whileRegistered(KafkaConnection cluster, Runnable body) {
         cluster.testStarted();
@@ -45,9 +52,7 @@ class KafkaElementTest {
     @Test
     void samplersTakeTheNamedConnectionAndMergeClientProperties() {
         whileRegistered(connection("east"), () -> {
-            KafkaProducer producer = new KafkaProducer();
-            producer.setName("p");
-            producer.setConnection("east");
+            KafkaProducer producer = using(new KafkaProducer(), "east");
             producer.setProperty("topic", "orders");
             producer.setProperty("stampTime", "False"); // as the 5.6.3 GUI saves a literal false
             producer.setProperty("extraProperties", "linger.ms=5");
@@ -66,9 +71,7 @@ class KafkaElementTest {
     @Test
     void anUnknownConnectionNameIsOneClearConfigurationError() {
         whileRegistered(connection("east"), () -> {
-            KafkaConsumer consumer = new KafkaConsumer();
-            consumer.setName("c");
-            consumer.setConnection("west");
+            KafkaConsumer consumer = using(new KafkaConsumer(), "west");
             EngineException e = assertThrows(EngineException.class, consumer::engineConfig);
             assertEquals("CONFIG_ERROR", e.code());
             assertTrue(e.getMessage().contains("no Kafka Connection named 'west'") && e.getMessage().contains("east"),
