@@ -21,7 +21,7 @@ public class KafkaConsumerSampler extends AbstractNativeSampler<ConsumerSampleRe
             ConsumerParameters.CONSUMER_DEFAULTS, ResultLayout.Consumer.OUT_LENGTH,
             ResultLayout.Consumer.LOG_LINES_WAITING, NativeConsumer::open, ConsumerSampleResult::new)
             .interruptible(NativeConsumer::interrupt)
-            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, NativeConsumer::report);
+            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, path -> NativeEngine.report("consumer", path));
 
     private long pollTimeoutMs;
 

@@ -43,11 +43,4 @@ final class NativeConsumer extends NativeDeclarations {
      * and frees the handle. Returns a one-line report. Must be called exactly once per handle.
      */
     static native String close(long handle);
-
-    /**
-     * Called once when the last consumer of the test has closed: returns three lines (kafka-consumer-perf-test's
-     * header, its row, the end-to-end latency line), or null if nothing was sampled; writes the JSON summary to
-     * summaryPath; resets the totals for the next test.
-     */
-    static native String report(String summaryPath);
 }

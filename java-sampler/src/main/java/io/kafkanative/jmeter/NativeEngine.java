@@ -27,4 +27,12 @@ final class NativeEngine extends NativeDeclarations {
      * librdkafka properties it passes on: a test checks that the GUI elements have a field for each.
      */
     static native String[] settingNames(String name);
+
+    /**
+     * Called once when the last handle of the test of the client {@code kind} ("producer" or "consumer") has closed:
+     * returns the end-of-test report (the producer's kafka-producer-perf-test style line; the consumer's three
+     * lines: kafka-consumer-perf-test's header, its row, the end-to-end latency line), or null if nothing was
+     * sampled; writes the JSON summary to summaryPath; resets that kind's totals for the next test.
+     */
+    static native String report(String kind, String summaryPath);
 }

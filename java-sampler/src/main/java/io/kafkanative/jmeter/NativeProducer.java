@@ -42,11 +42,4 @@ final class NativeProducer extends NativeDeclarations {
      * 0 undelivered at close". Must be called exactly once per handle.
      */
     static native String close(long handle, long timeoutMs);
-
-    /**
-     * Called once when the last producer of the test has closed: returns the kafka-producer-perf-test style
-     * summary line (or null if nothing was sent) and writes the JSON summary to summaryPath; resets the totals for
-     * the next test.
-     */
-    static native String report(String summaryPath);
 }
