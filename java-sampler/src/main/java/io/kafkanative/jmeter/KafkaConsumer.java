@@ -51,6 +51,9 @@ public class KafkaConsumer extends KafkaRecordsElement<KafkaConsumerSampler> {
     }
 
     // What JMeter sets before a sample (TestBeanHelper); the defaults are the table's.
-    private String groupId, assignment, autoOffsetReset, commit, maxRecords, pollTimeoutMs, sessionTimeoutMs,
-            failOnEmpty, stopOnEmpty, checkSequence, checkRegex, valueDecode, valueAssert, keyDecode, keyAssert;
+    private String topic, timeoutMs, extraProperties, groupId, assignment, autoOffsetReset, commit, maxRecords,
+            pollTimeoutMs, sessionTimeoutMs, failOnEmpty, stopOnEmpty, checkSequence, checkRegex, valueDecode,
+            valueAssert, keyDecode, keyAssert, valueSchemaFile, valueSchemaMessage, valueSchemaFraming, keySchemaFile,
+            keySchemaMessage, keySchemaFraming, schemaRegistryUrl, schemaRegistryUsername, schemaRegistryPassword,
+            schemaRegistrySslCaLocation, schemaRegistryTimeoutMs;
 }

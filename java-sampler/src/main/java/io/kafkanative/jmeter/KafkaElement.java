@@ -62,12 +62,12 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
     @Setter(AccessLevel.NONE)
     private final transient Supplier<D> newEngine;
 
-    // The TestBean properties every element has (introspection finds the inherited accessors); the engine's
-    // configuration is read from the element's JMeter properties (engineConfig), these fields only receive them.
+    // The one TestBean property declared here: the JDK gives the subclasses one shared descriptor of an inherited
+    // property, so its label, tooltip and default must be the same in every element (they are). Every other
+    // property is declared by its element (ElementsBeanInfoTest checks). The engine's configuration is read from
+    // the element's JMeter properties (engineConfig); the fields only receive them.
     /** Connection: the name of the plan's Kafka Connection element whose cluster and security this uses. */
     private String connection = KafkaConnection.DEFAULT_NAME;
-    // The others' defaults are in the elements' tables (ElementSetting): the form's, and what JMeter sets here.
-    private String topic, timeoutMs, extraProperties;
 
     /**
      * @param settings  the element's settings in form order (its BeanInfo's table)

@@ -34,5 +34,5 @@ public class KafkaLagMonitor extends KafkaElement<KafkaLagSampler> {
     }
 
     // What JMeter sets before a sample (TestBeanHelper); the defaults are the table's.
-    private String groupId, lagWindows, lagTolerance, lagVariable;
+    private String topic, timeoutMs, extraProperties, groupId, lagWindows, lagTolerance, lagVariable;
 }

@@ -74,12 +74,15 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
     }
 
     // What JMeter sets before a sample (TestBeanHelper); the defaults are the table's.
-    private String partition, topicCreate, topicPartitions, topicReplication, valueMode, recordSize, valueTemplate,
-            payloadFile, value, keyMode, key, headers, stampTime, valueSchemaSubject, valueSchemaVersion,
-            valueSchemaRules, valueSchemaRulesFile, valueSchemaInput, valueSubjectNameStrategy, keySchemaSubject,
-            keySchemaVersion, keySchemaRules, keySchemaRulesFile, keySubjectNameStrategy, autoRegisterSchemas, policy,
-            acks, retries, enableIdempotence, lingerMs, batchSize, compressionType, producerScope, messagesPerSample,
-            targetRate, preflight, audit, auditTimeoutMs;
+    private String topic, timeoutMs, extraProperties, partition, topicCreate, topicPartitions, topicReplication,
+            valueMode, recordSize, valueTemplate, payloadFile, value, keyMode, key, headers, stampTime,
+            valueSchemaSubject, valueSchemaVersion, valueSchemaRules, valueSchemaRulesFile, valueSchemaInput,
+            valueSubjectNameStrategy, keySchemaSubject, keySchemaVersion, keySchemaRules, keySchemaRulesFile,
+            keySubjectNameStrategy, autoRegisterSchemas, policy, acks, retries, enableIdempotence, lingerMs, batchSize,
+            compressionType, producerScope, messagesPerSample, targetRate, preflight, audit, auditTimeoutMs,
+            valueSchemaFile, valueSchemaMessage, valueSchemaFraming, keySchemaFile, keySchemaMessage, keySchemaFraming,
+            schemaRegistryUrl, schemaRegistryUsername, schemaRegistryPassword, schemaRegistrySslCaLocation,
+            schemaRegistryTimeoutMs;
 
     /**
      * The value for value.mode=jmeter, or for a schema mode with schema input jmeter (JSON encoded against the

@@ -4,24 +4,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
-import lombok.Getter;
-import lombok.Setter;
-
 import org.apache.jmeter.samplers.Interruptible;
 import org.apache.jmeter.testbeans.gui.FileEditor;
 import org.apache.jmeter.testbeans.gui.PasswordEditor;
 
 /**
  * What the elements that carry records (Kafka Producer and Consumer) share beyond {@link KafkaElement}: a sample that
- * a stop can interrupt, the Schema group's per-side schema file, message and framing settings, and the schema
- * registry with its credentials. Their accessors are here once (introspection finds inherited ones, so the elements'
- * property names and saved plans are those of before).
+ * a stop can interrupt, and the Schema group's rows: one template for a side's schema settings, the schema registry
+ * with its credentials. The properties themselves are each element's own (see {@link KafkaElement}'s fields).
  *
  * @param <D> the engine sampler the element drives
  */
-// Lombok writes each field's public getter and setter: JMeter's TestBean introspection needs one per property.
-@Getter
-@Setter
 public abstract class KafkaRecordsElement<D extends AbstractNativeSampler<?> & Interruptible> extends KafkaElement<D>
         implements Interruptible {
 
@@ -36,11 +29,6 @@ public abstract class KafkaRecordsElement<D extends AbstractNativeSampler<?> & I
             ElementSetting.edited("schemaRegistrySslCaLocation", "schema.registry.ssl.ca.location", "schema",
                     "", FileEditor.class),
             ElementSetting.text("schemaRegistryTimeoutMs", "schema.registry.timeout.ms", "schema", ""));
-
-    // What JMeter sets before a sample (TestBeanHelper); the defaults are the table's.
-    private String valueSchemaFile, valueSchemaMessage, valueSchemaFraming, keySchemaFile, keySchemaMessage,
-            keySchemaFraming, schemaRegistryUrl, schemaRegistryUsername, schemaRegistryPassword,
-            schemaRegistrySslCaLocation, schemaRegistryTimeoutMs;
 
     /** See {@link KafkaElement#KafkaElement}. */
     protected KafkaRecordsElement(List<ElementSetting> settings, Supplier<D> newEngine) {
