@@ -1,7 +1,8 @@
 // JSR223 (Groovy) Avro producer sample: the JSR223 way to send schema-registry Avro records from JMeter. One
 // kafka-clients KafkaProducer per JMeter thread with Apicurio Registry's Avro serializer (AvroKafkaSerializer, from
 // Maven Central: bench/pom.xml), one GenericRecord built per sample from the schema file, send(...).get() per sample.
-// Contender "jsr223-avro" of scripts/bench --workloads avro. Properties: those of bench/jsr223/producer.groovy plus
+// Contender "jsr223-avro" of scripts/bench --workloads avro. Properties: those of bench/jsr223/producer.groovy (the
+// client settings of bench/jsr223/client.groovy) plus
 //   avro.schema.file   the .avsc (bench/schemas/order.avsc)
 //   avro.rules.file    its field rules (bench/schemas/order.rules), read here for the rules that shape a record's
 //                      size and content (length, size, null, choice, fixed, template, range, seq) so that the
@@ -22,26 +23,14 @@ import org.apache.kafka.clients.producer.RecordMetadata
 
 KafkaProducer<byte[], Object> producer = (KafkaProducer<byte[], Object>) vars.getObject('bench.producer')
 if (producer == null) {
-    Properties p = new Properties()
-    p.put('bootstrap.servers', props.getProperty('kafka.bootstrap', '127.0.0.1:9092'))
-    p.put('acks', props.getProperty('acks', '1'))
-    p.put('linger.ms', props.getProperty('linger.ms', '0'))
-    p.put('compression.type', props.getProperty('compression.type', 'none'))
-    String batchSize = props.getProperty('batch.size', '')
-    if (batchSize) p.put('batch.size', batchSize)
-    p.put('retries', '0')
-    p.put('enable.idempotence', 'false')
-    p.put('key.serializer', 'org.apache.kafka.common.serialization.ByteArraySerializer')
-    p.put('value.serializer', 'io.apicurio.registry.serde.avro.AvroKafkaSerializer')
-    p.put('apicurio.registry.url', props.getProperty('registry.url', 'http://127.0.0.1:8081/apis/registry/v2'))
-    p.put('apicurio.registry.auto-register', 'true')
-    // the id in the payload (magic byte 0 + 4-byte id), as Confluent's serializer and our engine frame records
-    p.put('apicurio.registry.headers.enabled', 'false')
-    p.put('apicurio.registry.as-confluent', 'true')
-    props.getProperty('extra.properties', '').split('[;\n]').each { String item ->
-        int eq = item.indexOf('=')
-        if (eq > 0) p.put(item.substring(0, eq).trim(), item.substring(eq + 1).trim())
-    }
+    Closure<Properties> client = evaluate(new File(props.getProperty('bench.dir', 'bench') + '/jsr223/client.groovy'))
+    Properties p = client([
+            'value.serializer'                 : 'io.apicurio.registry.serde.avro.AvroKafkaSerializer',
+            'apicurio.registry.url'            : props.getProperty('registry.url', 'http://127.0.0.1:8081/apis/registry/v2'),
+            'apicurio.registry.auto-register'  : 'true',
+            // the id in the payload (magic byte 0 + 4-byte id), as Confluent's serializer and our engine frame records
+            'apicurio.registry.headers.enabled': 'false',
+            'apicurio.registry.as-confluent'   : 'true'])
     producer = new KafkaProducer<byte[], Object>(p)
     Schema schema = new Schema.Parser().parse(new File(props.getProperty('avro.schema.file')))
     // rules: path -> [rule name: [arguments]]

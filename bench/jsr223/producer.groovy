@@ -3,28 +3,15 @@
 // Contender 2 of scripts/bench (issue 6). Settings come from JMeter properties, the same ones the sampler plan reads:
 //   kafka.bootstrap kafka.topic acks linger.ms batch.size compression.type record.size loops extra.properties
 // Per-thread state (producer, payload, latencies) lives in the thread's variables; bench/jsr223/teardown.groovy closes
-// the producers and writes the run's summary (same JSON form as the engine's kafka.summary.file).
+// the producers and writes the run's summary (same JSON form as the engine's kafka.summary.file). The client's
+// settings are bench/jsr223/client.groovy's.
 import org.apache.kafka.clients.producer.KafkaProducer
 import org.apache.kafka.clients.producer.ProducerRecord
 
 KafkaProducer<byte[], byte[]> producer = (KafkaProducer<byte[], byte[]>) vars.getObject('bench.producer')
 if (producer == null) {
-    Properties p = new Properties()
-    p.put('bootstrap.servers', props.getProperty('kafka.bootstrap', '127.0.0.1:9092'))
-    p.put('acks', props.getProperty('acks', '1'))
-    p.put('linger.ms', props.getProperty('linger.ms', '0'))
-    p.put('compression.type', props.getProperty('compression.type', 'none'))
-    String batchSize = props.getProperty('batch.size', '')
-    if (batchSize) p.put('batch.size', batchSize)
-    // the engine's policy=capacity: acks=1, no retries, no idempotence
-    p.put('retries', '0')
-    p.put('enable.idempotence', 'false')
-    p.put('key.serializer', 'org.apache.kafka.common.serialization.ByteArraySerializer')
-    p.put('value.serializer', 'org.apache.kafka.common.serialization.ByteArraySerializer')
-    props.getProperty('extra.properties', '').split('[;\n]').each { String item ->
-        int eq = item.indexOf('=')
-        if (eq > 0) p.put(item.substring(0, eq).trim(), item.substring(eq + 1).trim())
-    }
+    Closure<Properties> client = evaluate(new File(props.getProperty('bench.dir', 'bench') + '/jsr223/client.groovy'))
+    Properties p = client(['value.serializer': 'org.apache.kafka.common.serialization.ByteArraySerializer'])
     producer = new KafkaProducer<byte[], byte[]>(p)
     // Same payload as kafka-producer-perf-test and the engine's value.mode=fixed: random letters, made once.
     int size = Integer.parseInt(props.getProperty('record.size', '1024'))

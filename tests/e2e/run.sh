@@ -7,19 +7,11 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 enter_work_dir e2e
 
-# Messages in the topic: the sum of its partitions' end offsets.
-topic_messages() {
-  scripts/kafka run org.apache.kafka.tools.GetOffsetShell --bootstrap-server 127.0.0.1:9092 --topic "$1" 2>/dev/null |
-    awk -F: '{ n += $3 } END { print n + 0 }'
-}
-
 # Runs the baseline plan (or $PLAN); extra -J options follow the name.
 run_plan() {
   local name="$1"
   shift
-  scripts/jmeter -n -t "${PLAN:-jmeter-plans/producer-baseline.jmx}" -l "$out/$name.jtl" -j "$out/$name.log" \
-    -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
-    -Jkafka.summary.file="$out/$name-summary.json" "$@" >"$out/$name.out" 2>&1
+  baseline_plan "$name" "$@" >"$out/$name.out" 2>&1
   local rc=$?
   cat "$out/$name.out"
   return $rc

@@ -63,6 +63,15 @@ kill_later() {
   killer=$!
 }
 
+# leader_killed_later TOPIC DELAY DOWN NAME: creates TOPIC, then kill_later the leader of its partition 0.
+leader_killed_later() {
+  new_topic "$1" || return 1
+  local leader
+  leader="$(leader_of "$1")"
+  [[ -n "$leader" ]] || { echo "no leader found for $1"; return 1; }
+  kill_later "$leader" "$2" "$3" "$4"
+}
+
 # run_plan NAME ARGS...: the baseline plan against the cluster, timed; exit code and seconds in NAME.rc / NAME.secs.
 run_plan() {
   local name="$1"
@@ -118,11 +127,7 @@ fresh_group() {
 #    killed 8 s after the start and restarted 8 s later.
 reliability() {
   local topic="faults-rel-$RANDOM$RANDOM"
-  new_topic "$topic" || return 1
-  local leader
-  leader="$(leader_of "$topic")"
-  [[ -n "$leader" ]] || { echo "no leader found for $topic"; return 1; }
-  kill_later "$leader" 8 8 reliability
+  leader_killed_later "$topic" 8 8 reliability || return 1
   run_plan reliability -Jkafka.topic="$topic" -Jthreads=4 -Jloops=1200 -Jtarget.rate=50 -Jrecord.size=200 \
     -Jpolicy=reliability -Jacks=all -Jaudit=true -Jtimeout.ms= -Jlinger.ms=
   wait "$killer"
@@ -142,11 +147,7 @@ reliability() {
 #    figures are the truth: found + missing = acked, and what it found is what the topic holds.
 control() {
   local topic="faults-ctl-$RANDOM$RANDOM"
-  new_topic "$topic" || return 1
-  local leader
-  leader="$(leader_of "$topic")"
-  [[ -n "$leader" ]] || { echo "no leader found for $topic"; return 1; }
-  kill_later "$leader" 7 8 control
+  leader_killed_later "$topic" 7 8 control || return 1
   run_plan control -Jkafka.topic="$topic" -Jthreads=2 -Jloops=300 -Jtarget.rate=20 -Jmessages.per.sample=100 \
     -Jlinger.ms=5 -Jrecord.size=200 -Jpolicy=capacity -Jacks=1 -Jaudit=true -Jtimeout.ms=3000
   wait "$killer"

@@ -34,6 +34,23 @@ wait_exit() {
   done
 }
 
+# topic_messages TOPIC [BOOTSTRAP]: the messages in TOPIC, the sum of its partitions' end offsets (a fresh topic:
+# only this run's), at BOOTSTRAP (default the local broker, 127.0.0.1:9092).
+topic_messages() {
+  scripts/kafka run org.apache.kafka.tools.GetOffsetShell --bootstrap-server "${2:-127.0.0.1:9092}" --topic "$1" \
+    2>/dev/null | awk -F: '{ n += $3 } END { print n + 0 }'
+}
+
+# baseline_plan NAME ARGS...: runs jmeter-plans/producer-baseline.jmx (or $PLAN) headless, CSV JTL with sample counts, its files
+# $out/NAME.jtl, $out/NAME.log and the engine's summary $out/NAME-summary.json; ARGS are more JMeter options.
+baseline_plan() {
+  local name="$1"
+  shift
+  scripts/jmeter -n -t "${PLAN:-jmeter-plans/producer-baseline.jmx}" -l "$out/$name.jtl" -j "$out/$name.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
+    -Jkafka.summary.file="$out/$name-summary.json" "$@"
+}
+
 # check NAME COMMAND...: runs the command and counts it; a failing check does not stop the others.
 check() {
   local name="$1"

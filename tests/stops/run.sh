@@ -36,20 +36,11 @@ trap finish EXIT
 
 new_topic() { scripts/kafka topics --bootstrap-server "$bootstrap" --create --topic "$1" --partitions "$2" >/dev/null 2>&1; }
 
-# Records in topic $1: the sum of its partitions' end offsets (a new topic: only this run's).
-topic_records() {
-  scripts/kafka run org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$bootstrap" --topic "$1" 2>/dev/null |
-    awk -F: '{ n += $3 } END { print n + 0 }'
-}
-
 # start_plan NAME ARGS...: the baseline plan in the background ($jmeter_pid), output in $out/NAME.*.
 start_plan() {
   local name="$1"
   shift
-  scripts/jmeter -n -t jmeter-plans/producer-baseline.jmx -l "$out/$name.jtl" -j "$out/$name.log" \
-    -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
-    -Jkafka.bootstrap="$bootstrap" -Jkafka.summary.file="$out/$name-summary.json" -Jtopic.create=false "$@" \
-    >"$out/$name.out" 2>&1 &
+  baseline_plan "$name" -Jkafka.bootstrap="$bootstrap" -Jtopic.create=false "$@" >"$out/$name.out" 2>&1 &
   jmeter_pid=$!
 }
 
@@ -81,7 +72,7 @@ wait_rows() {
 
 # books NAME TOPIC: JTL, printed report, summary and topic side by side (NAME-books.json, printed).
 books() {
-  python3 - "$out/$1.jtl" "$out/$1.out" "$out/$1-summary.json" "$(topic_records "$2")" "$(cat "$out/$1.rc")" \
+  python3 - "$out/$1.jtl" "$out/$1.out" "$out/$1-summary.json" "$(topic_messages "$2" "$bootstrap")" "$(cat "$out/$1.rc")" \
     >"$out/$1-books.json" <<'PY'
 import csv, json, re, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))

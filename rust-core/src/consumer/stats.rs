@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::producer::stats::{add_counts, count_code, new_histogram};
+use crate::producer::stats::{add_counters, add_counts, count_code, earliest, latest, new_histogram};
 
 /// kafka-consumer-perf-test's header line.
 pub const PERF_HEADER: &str = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, \
@@ -147,29 +147,15 @@ impl ConsumerTotals {
     pub fn merge(&mut self, other: &ConsumerTotals) {
         // Same bounds on both sides: adding cannot fail.
         let _ = self.e2e_us.add(&other.e2e_us);
-        self.e2e_from_header += other.e2e_from_header;
-        self.e2e_from_timestamp += other.e2e_from_timestamp;
-        self.e2e_negative += other.e2e_negative;
-        self.records += other.records;
-        self.bytes += other.bytes;
-        self.samples += other.samples;
-        self.empty_samples += other.empty_samples;
-        self.failed_samples += other.failed_samples;
-        self.check_failures += other.check_failures;
+        add_counters!(self, other: e2e_from_header, e2e_from_timestamp, e2e_negative, records, bytes, samples);
+        add_counters!(self, other: empty_samples, failed_samples, check_failures, rebalances);
         add_counts(&mut self.errors, &other.errors);
         add_counts(&mut self.per_partition, &other.per_partition);
         self.at_start.extend(other.at_start.iter().map(|(p, s)| (*p, *s)));
-        self.rebalances += other.rebalances;
         // Threads join and rebalance at the same time: the run's rebalance time is the longest of theirs.
         self.rebalance_time = self.rebalance_time.max(other.rebalance_time);
-        self.first_poll = match (self.first_poll, other.first_poll) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-            (a, b) => a.or(b),
-        };
-        self.last_record = match (self.last_record, other.last_record) {
-            (Some(a), Some(b)) => Some(if b.0 > a.0 { b } else { a }),
-            (a, b) => a.or(b),
-        };
+        self.first_poll = earliest(self.first_poll, other.first_poll);
+        self.last_record = latest(self.last_record, other.last_record);
         self.consumers += other.consumers.max(1);
     }
 

@@ -12,7 +12,6 @@ use super::{close, closed_text, engine_error, interrupt, sample};
 use crate::consumer::{settings, ConsumerHandle, PollOutcome};
 use crate::layout;
 use crate::logsink;
-use crate::report::Run;
 
 const WHAT: &str = "Kafka consumer";
 
@@ -60,12 +59,6 @@ static_native! {
     fn Java_io_kafkanative_jmeter_NativeConsumer_close(env, handle: jlong) -> JString<'l> {
         // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
         super::text(env, |_| closed_text(unsafe { close(handle, |mut c: ConsumerHandle| c.close()) }))
-    }
-}
-
-static_native! {
-    fn Java_io_kafkanative_jmeter_NativeConsumer_report(env, summary_path: JString<'l>) -> JString<'l> {
-        super::report(env, &summary_path, Run::consumer_report)
     }
 }
 

@@ -6,13 +6,15 @@ use jni::{Env, EnvUnowned};
 use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::error::EngineError;
 use crate::logsink;
+use crate::report::Run;
 
-/// The layout named `name` ("producer", "consumer", "lag").
+/// The layout named `name` ("producer", "consumer", "lag", "judgement").
 fn layout(name: &str) -> Option<&'static [&'static str]> {
     match name {
         "producer" => Some(super::producer::LAYOUT),
         "consumer" => Some(super::consumer::LAYOUT),
         "lag" => Some(super::lag::LAYOUT),
+        "judgement" => Some(super::verdict::LAYOUT),
         _ => None,
     }
 }
@@ -60,6 +62,21 @@ static_native! {
     /// The engine's own setting names of a client, for Java's check that its GUI elements have a field for each.
     fn Java_io_kafkanative_jmeter_NativeEngine_settingNames(env, name: JString<'l>) -> JObjectArray<'l, JString<'l>> {
         names_of(env, &name, "client", setting_names)
+    }
+}
+
+static_native! {
+    /// The end-of-test report of the run's producers or consumers (`kind`), its JSON summary written to the path
+    /// when not null.
+    fn Java_io_kafkanative_jmeter_NativeEngine_report(env, kind: JString<'l>, summary_path: JString<'l>) -> JString<'l> {
+        super::text(env, |env| {
+            let report = match opt_string(env, &kind)?.as_deref() {
+                Some("producer") => Run::producer_report,
+                Some("consumer") => Run::consumer_report,
+                other => return Err(EngineError::new("INTERNAL_ERROR", format!("no report of a {other:?} client")).into()),
+            };
+            Ok(report(&super::RUN, opt_string(env, &summary_path)?.as_deref())?)
+        })
     }
 }
 

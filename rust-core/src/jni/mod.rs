@@ -255,16 +255,6 @@ pub(crate) fn text<'l>(
     .resolve::<ThrowPolicy>()
 }
 
-/// `report(summaryPath)` of a client class: `report` is the run's end-of-test report of that kind of client (its
-/// summary written to the path when not null).
-pub(crate) fn report<'l>(
-    env: EnvUnowned<'l>,
-    summary_path: &JString<'l>,
-    report: fn(&Run, Option<&str>) -> Result<Option<String>, EngineError>,
-) -> JString<'l> {
-    text(env, |env| Ok(report(&RUN, opt_string(env, summary_path)?.as_deref())?))
-}
-
 /// Runs `body`, which returns nothing to Java, under the bridge's policy.
 pub(crate) fn void(mut env: EnvUnowned<'_>, body: impl FnOnce()) {
     env.with_env(|_env| -> Result<(), BridgeError> {

@@ -13,7 +13,6 @@ use super::{close, closed_text, engine_error, interrupt, sample, BridgeError};
 use crate::layout;
 use crate::logsink;
 use crate::producer::{settings, ProducerHandle, SampleOutcome};
-use crate::report::Run;
 
 const WHAT: &str = "Kafka producer";
 
@@ -69,12 +68,6 @@ static_native! {
         let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
         // SAFETY: `handle` came from `open` and Java calls close exactly once per handle.
         super::text(env, |_| closed_text(unsafe { close(handle, |mut p: ProducerHandle| p.close(timeout)) }))
-    }
-}
-
-static_native! {
-    fn Java_io_kafkanative_jmeter_NativeProducer_report(env, summary_path: JString<'l>) -> JString<'l> {
-        super::report(env, &summary_path, Run::producer_report)
     }
 }
 

@@ -6,7 +6,8 @@ use jni::sys::jlong;
 use jni::Env;
 
 use super::{opt_string, BridgeError, ThrowPolicy};
-use crate::judgement::Request;
+use crate::judgement::{Judgement, Request};
+use crate::layout;
 use crate::verdict;
 
 /// A Java string, None when null or blank (a property left empty means "not set").
@@ -37,8 +38,11 @@ static_native! {
     }
 }
 
-/// Output layout shared with `NativeVerdict.judge` in Java: see its Javadoc.
-const OUT_LEN: usize = 3;
+layout!(LAYOUT, slots(j: Judgement) {
+    criteria => j.criteria,
+    failed => j.failed,
+    exit_code => j.exit_code(),
+});
 
 static_native! {
     /// Judges the run (see `NativeVerdict.judge`).
@@ -61,10 +65,20 @@ static_native! {
                 generator,
             };
             let judgement = super::RUN.judgement.judge(&request);
-            let numbers: [jlong; OUT_LEN] =
-                [judgement.criteria as jlong, judgement.failed as jlong, judgement.exit_code() as jlong];
-            out.set_region(env, 0, &numbers)?;
+            out.set_region(env, 0, &slots(&judgement))?;
             Ok(judgement.text)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_array_follows_the_layout() {
+        let j = Judgement { text: None, criteria: 3, failed: 1 };
+        let exit = verdict::FAILED_EXIT_CODE as jlong;
+        super::super::assert_layout(LAYOUT, &slots(&j), &[("criteria", 3), ("failed", 1), ("exit_code", exit)]);
     }
 }

@@ -124,14 +124,9 @@ impl Totals {
     pub fn merge(&mut self, other: &Totals) {
         // Both histograms have the same bounds, so adding cannot fail.
         let _ = self.latency_us.add(&other.latency_us);
-        self.sent += other.sent;
-        self.acked += other.acked;
-        self.failed += other.failed;
-        self.bytes_acked += other.bytes_acked;
-        self.acked_after_timeout += other.acked_after_timeout;
+        add_counters!(self, other: sent, acked, failed, bytes_acked, acked_after_timeout, retries);
         add_counts(&mut self.errors, &other.errors);
         add_counts(&mut self.per_partition, &other.per_partition);
-        self.retries += other.retries;
         let _ = self.between_samples_us.add(&other.between_samples_us);
         if let Some(other_delay) = &other.schedule_delay_us {
             let mine = self.schedule_delay_us.get_or_insert_with(new_histogram);
@@ -146,11 +141,8 @@ impl Totals {
         if self.audit.is_none() && other.acked > 0 {
             self.audit = other.audit.clone();
         }
-        self.first_send = min_opt(self.first_send, other.first_send);
-        self.last_ack = match (self.last_ack, other.last_ack) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        self.first_send = earliest(self.first_send, other.first_send);
+        self.last_ack = latest(self.last_ack, other.last_ack);
     }
 
     /// Seconds from the first send to the last acknowledgement.
@@ -288,12 +280,29 @@ struct ScheduleDelay {
     max: u64,
 }
 
-fn min_opt(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+/// The earlier of two optional moments (either may be unknown), when merging two handles' totals.
+pub fn earliest<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
 }
+
+/// The later of two optional moments (either may be unknown), when merging two handles' totals.
+pub fn latest<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `into.field += from.field` for each counter named: how two handles' totals merge, field by field.
+macro_rules! add_counters {
+    ($into:ident, $from:ident: $($field:ident),+ $(,)?) => {
+        $($into.$field += $from.$field;)+
+    };
+}
+pub(crate) use add_counters;
 
 #[cfg(test)]
 mod tests {

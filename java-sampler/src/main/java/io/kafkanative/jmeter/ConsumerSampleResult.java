@@ -1,5 +1,16 @@
 package io.kafkanative.jmeter;
 
+import static io.kafkanative.jmeter.ResultLayout.Consumer.ASSIGNED_PARTITIONS;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.BYTES;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.E2E_MAX_MICROS;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.E2E_MEAN_MICROS;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.ELAPSED_MICROS;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.OFFSET;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.PARTITION;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.REBALANCES;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.RECORDS;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.STOP_THREAD;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -24,24 +35,24 @@ public class ConsumerSampleResult extends KafkaSampleResult {
      * @param pollTimeoutMs poll.timeout.ms, for the message of an empty poll
      */
     void describePoll(long start, EngineError error, long[] out, long pollTimeoutMs) {
-        long elapsedMillis = Math.round(out[NativeConsumer.ELAPSED_MICROS] / 1000.0);
+        long elapsedMillis = Math.round(out[ELAPSED_MICROS] / 1000.0);
         setStampAndTime(isStampedAtStart() ? start : start + elapsedMillis, elapsedMillis);
-        long e2eMean = out[NativeConsumer.E2E_MEAN_MICROS];
+        long e2eMean = out[E2E_MEAN_MICROS];
         setLatency(e2eMean < 0 ? 0 : Math.round(e2eMean / 1000.0));
-        long records = out[NativeConsumer.RECORDS];
+        long records = out[RECORDS];
         setSampleCount((int) Math.max(1, records));
         // JMeter's bytes column is headers + body size, falling back to the response data's length when both are 0:
         // the body size is the records' size, and an empty sample has no response data.
-        setBytes(out[NativeConsumer.BYTES]);
-        setBodySize(out[NativeConsumer.BYTES]);
+        setBytes(out[BYTES]);
+        setBodySize(out[BYTES]);
         setSentBytes(0);
         // stop.on.empty: the engine saw this thread's partitions drained, like kafka-consumer-perf-test's end of input.
-        setStopThread(out[NativeConsumer.STOP_THREAD] == 1);
-        String data = "records=" + records + " bytes=" + out[NativeConsumer.BYTES]
-                + " partition=" + out[NativeConsumer.PARTITION] + " offset=" + out[NativeConsumer.OFFSET]
-                + " e2e.mean.us=" + e2eMean + " e2e.max.us=" + out[NativeConsumer.E2E_MAX_MICROS]
-                + " rebalances=" + out[NativeConsumer.REBALANCES]
-                + " assigned=" + out[NativeConsumer.ASSIGNED_PARTITIONS];
+        setStopThread(out[STOP_THREAD] == 1);
+        String data = "records=" + records + " bytes=" + out[BYTES]
+                + " partition=" + out[PARTITION] + " offset=" + out[OFFSET]
+                + " e2e.mean.us=" + e2eMean + " e2e.max.us=" + out[E2E_MAX_MICROS]
+                + " rebalances=" + out[REBALANCES]
+                + " assigned=" + out[ASSIGNED_PARTITIONS];
         if (error == null) {
             setSuccessful(true);
             if (records == 0) {
@@ -63,14 +74,14 @@ public class ConsumerSampleResult extends KafkaSampleResult {
     }
 
     private static String summary(long[] out) {
-        long records = out[NativeConsumer.RECORDS];
+        long records = out[RECORDS];
         StringBuilder text = new StringBuilder().append(records).append(records == 1 ? " record" : " records");
-        long mean = out[NativeConsumer.E2E_MEAN_MICROS];
+        long mean = out[E2E_MEAN_MICROS];
         if (mean >= 0) {
             text.append(String.format(Locale.ROOT, ", end-to-end latency avg %.2f ms, max %.2f ms", mean / 1000.0,
-                    out[NativeConsumer.E2E_MAX_MICROS] / 1000.0));
+                    out[E2E_MAX_MICROS] / 1000.0));
         }
-        return text.append(", last at partition ").append(out[NativeConsumer.PARTITION])
-                .append(", offset ").append(out[NativeConsumer.OFFSET]).toString();
+        return text.append(", last at partition ").append(out[PARTITION])
+                .append(", offset ").append(out[OFFSET]).toString();
     }
 }

@@ -36,4 +36,10 @@ record ElementSetting(String property, String key, String group, String defaultV
     static ElementSetting perSample(String property, String group) {
         return new ElementSetting(property, null, group, "", List.of(), null, true);
     }
+
+    /** One form's table from its parts, in order (a part shared by elements is declared once). */
+    @SafeVarargs
+    static List<ElementSetting> concat(List<ElementSetting>... parts) {
+        return java.util.Arrays.stream(parts).flatMap(List::stream).toList();
+    }
 }

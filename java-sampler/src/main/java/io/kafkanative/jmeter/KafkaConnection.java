@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import lombok.Getter;
+import lombok.Setter;
+
 import org.apache.jmeter.config.ConfigElement;
 import org.apache.jmeter.engine.util.NoConfigMerge;
 import org.apache.jmeter.testbeans.TestBean;
@@ -28,6 +31,9 @@ import org.apache.jmeter.testbeans.gui.TextAreaEditor;
  * JMeter properties {@code kafka.verdict}, {@code kafka.verdict.junit}, {@code kafka.verdict.baseline} are not set (a
  * property set on the command line wins over the field), so that a plan built in the GUI carries its own CI gate.
  */
+// Lombok writes each field's public getter and setter: JMeter's TestBean introspection needs one per property.
+@Getter
+@Setter
 public class KafkaConnection extends AbstractTestElement
         implements ConfigElement, NoConfigMerge, TestStateListener, TestBean {
 
@@ -150,93 +156,5 @@ public class KafkaConnection extends AbstractTestElement
     @Override
     public boolean expectsModification() {
         return false;
-    }
-
-    public String getConnectionName() {
-        return connectionName;
-    }
-
-    public void setConnectionName(String connectionName) {
-        this.connectionName = connectionName;
-    }
-
-    public String getBootstrapServers() {
-        return bootstrapServers;
-    }
-
-    public void setBootstrapServers(String bootstrapServers) {
-        this.bootstrapServers = bootstrapServers;
-    }
-
-    public String getSecurityProtocol() {
-        return securityProtocol;
-    }
-
-    public void setSecurityProtocol(String securityProtocol) {
-        this.securityProtocol = securityProtocol;
-    }
-
-    public String getSaslMechanism() {
-        return saslMechanism;
-    }
-
-    public void setSaslMechanism(String saslMechanism) {
-        this.saslMechanism = saslMechanism;
-    }
-
-    public String getUsername() {
-        return username;
-    }
-
-    public void setUsername(String username) {
-        this.username = username;
-    }
-
-    public String getPassword() {
-        return password;
-    }
-
-    public void setPassword(String password) {
-        this.password = password;
-    }
-
-    public String getCaFile() {
-        return caFile;
-    }
-
-    public void setCaFile(String caFile) {
-        this.caFile = caFile;
-    }
-
-    public String getClientProperties() {
-        return clientProperties;
-    }
-
-    public void setClientProperties(String clientProperties) {
-        this.clientProperties = clientProperties;
-    }
-
-    public String getVerdictCriteria() {
-        return verdictCriteria;
-    }
-
-    public void setVerdictCriteria(String verdictCriteria) {
-        this.verdictCriteria = verdictCriteria;
-    }
-
-    public String getVerdictJunit() {
-        return verdictJunit;
-    }
-
-    public void setVerdictJunit(String verdictJunit) {
-        this.verdictJunit = verdictJunit;
-    }
-
-    public String getVerdictBaseline() {
-        return verdictBaseline;
-    }
-
-    public void setVerdictBaseline(String verdictBaseline) {
-        this.verdictBaseline = verdictBaseline;
     }
 }

@@ -18,10 +18,10 @@ public class KafkaConsumerSampler extends AbstractNativeSampler<ConsumerSampleRe
     static final String DEFAULT_SUMMARY_FILE = "kafka-native-consumer-summary.json";
 
     private static final Kind<ConsumerSampleResult> CONSUMER = new Kind<>("consumer", KafkaConsumerSampler.class,
-            ConsumerParameters.CONSUMER_DEFAULTS, NativeConsumer.OUT_LENGTH, NativeConsumer.LOG_LINES_WAITING,
-            NativeConsumer::open, ConsumerSampleResult::new)
+            ConsumerParameters.CONSUMER_DEFAULTS, ResultLayout.Consumer.OUT_LENGTH,
+            ResultLayout.Consumer.LOG_LINES_WAITING, NativeConsumer::open, ConsumerSampleResult::new)
             .interruptible(NativeConsumer::interrupt)
-            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, NativeConsumer::report);
+            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, path -> NativeEngine.report("consumer", path));
 
     private long pollTimeoutMs;
 

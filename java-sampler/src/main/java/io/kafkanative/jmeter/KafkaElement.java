@@ -6,6 +6,11 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import lombok.AccessLevel;
+import lombok.Getter;
+import lombok.Setter;
 
 import org.apache.jmeter.samplers.AbstractSampler;
 import org.apache.jmeter.samplers.Entry;
@@ -32,6 +37,9 @@ import org.apache.jmeter.threads.JMeterThread;
  *
  * @param <D> the engine sampler the element drives
  */
+// Lombok writes each field's public getter and setter: JMeter's TestBean introspection needs one per property.
+@Getter
+@Setter
 public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends AbstractSampler
         implements TestBean, TestStateListener {
 
@@ -42,16 +50,34 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
     /** Whether one sample of this test already reported that the engine does not load here. */
     private static final AtomicBoolean ENGINE_MISSING_REPORTED = new AtomicBoolean();
 
+    // Not TestBean properties. Transient: JMeter serializes a plan's tree to a remote engine, which runs clones of
+    // it, made by clone() through the public constructor, so these are set again wherever a sample runs.
+    @Getter(AccessLevel.NONE)
+    @Setter(AccessLevel.NONE)
     private transient D engine;
+    @Getter(AccessLevel.NONE)
+    @Setter(AccessLevel.NONE)
+    private final transient List<ElementSetting> settings;
+    @Getter(AccessLevel.NONE)
+    @Setter(AccessLevel.NONE)
+    private final transient Supplier<D> newEngine;
 
+    // The one TestBean property declared here: the JDK gives the subclasses one shared descriptor of an inherited
+    // property, so its label, tooltip and default must be the same in every element (they are). Every other
+    // property is declared by its element (ElementsBeanInfoTest checks). The engine's configuration is read from
+    // the element's JMeter properties (engineConfig); the fields only receive them.
     /** Connection: the name of the plan's Kafka Connection element whose cluster and security this uses. */
     private String connection = KafkaConnection.DEFAULT_NAME;
 
-    /** The engine sampler of the element's kind; its constructor must stay cheap (no engine loaded). */
-    protected abstract D newEngine();
-
-    /** The element's settings in form order (its BeanInfo's table). */
-    protected abstract List<ElementSetting> settings();
+    /**
+     * @param settings  the element's settings in form order (its BeanInfo's table)
+     * @param newEngine makes the engine sampler of the element's kind; its constructor must stay cheap (no engine
+     *                  loaded)
+     */
+    protected KafkaElement(List<ElementSetting> settings, Supplier<D> newEngine) {
+        this.settings = settings;
+        this.newEngine = newEngine;
+    }
 
     /** The value passed to the engine with each sample (the producer's value for value.mode=jmeter), else null. */
     protected String perSampleValue() {
@@ -61,7 +87,7 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
     @Override
     public SampleResult sample(Entry entry) {
         if (engine == null) {
-            engine = newEngine();
+            engine = newEngine.get();
             engine.setup(getName(), this::engineConfig);
             OPEN.add(engine);
         }
@@ -92,7 +118,7 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
         KafkaConnection.Registered cluster = KafkaConnection.lookup(connectionName, getName());
         List<String> config = new ArrayList<>(cluster.settings());
         String extra = cluster.clientProperties();
-        for (ElementSetting setting : settings()) {
+        for (ElementSetting setting : settings) {
             if (setting.key() == null) {
                 continue; // Java-only (the Connection's name, the per-sample value): not evaluated here
             }
@@ -154,13 +180,5 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
     @Override
     public void testEnded(String host) {
         testEnded();
-    }
-
-    public String getConnection() {
-        return connection;
-    }
-
-    public void setConnection(String connection) {
-        this.connection = connection;
     }
 }

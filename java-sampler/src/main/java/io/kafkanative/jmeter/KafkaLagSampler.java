@@ -18,8 +18,8 @@ import org.apache.jmeter.threads.JMeterVariables;
 public class KafkaLagSampler extends AbstractNativeSampler<LagSampleResult> {
 
     private static final Kind<LagSampleResult> LAG = new Kind<>("lag monitor", KafkaLagSampler.class,
-            ConsumerParameters.LAG_DEFAULTS, NativeLag.OUT_LENGTH, NativeLag.LOG_LINES_WAITING, NativeLag::open,
-            LagSampleResult::new);
+            ConsumerParameters.LAG_DEFAULTS, ResultLayout.Lag.OUT_LENGTH, ResultLayout.Lag.LOG_LINES_WAITING,
+            NativeLag::open, LagSampleResult::new);
 
     private String variable;
 
@@ -39,7 +39,7 @@ public class KafkaLagSampler extends AbstractNativeSampler<LagSampleResult> {
         JMeterVariables variables = JMeterContextService.getContext().getVariables();
         if (variables != null) {
             // Only a reading is a lag: after an error the variable is left empty rather than showing 0.
-            variables.put(variable, result.isReading() ? String.valueOf(out[NativeLag.TOTAL_LAG]) : "");
+            variables.put(variable, result.isReading() ? String.valueOf(out[ResultLayout.Lag.TOTAL_LAG]) : "");
         }
     }
 

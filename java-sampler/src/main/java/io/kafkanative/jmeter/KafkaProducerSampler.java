@@ -21,10 +21,10 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
     static final String DEFAULT_SUMMARY_FILE = "kafka-native-summary.json";
 
     private static final Kind<KafkaSampleResult> PRODUCER = new Kind<>("producer", KafkaProducerSampler.class,
-            ProducerParameters.DEFAULTS, NativeProducer.OUT_LENGTH, NativeProducer.LOG_LINES_WAITING,
+            ProducerParameters.DEFAULTS, ResultLayout.Producer.OUT_LENGTH, ResultLayout.Producer.LOG_LINES_WAITING,
             NativeProducer::open, KafkaSampleResult::new)
             .interruptible(NativeProducer::interrupt)
-            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, NativeProducer::report);
+            .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, path -> NativeEngine.report("producer", path));
 
     /** The JMeter property naming how results travel from remote engines (JMeter's own {@code mode}). */
     static final String MODE_PROPERTY = "mode";

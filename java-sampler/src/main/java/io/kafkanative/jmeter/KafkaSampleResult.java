@@ -1,5 +1,13 @@
 package io.kafkanative.jmeter;
 
+import static io.kafkanative.jmeter.ResultLayout.Producer.ACKED;
+import static io.kafkanative.jmeter.ResultLayout.Producer.BYTES_SENT;
+import static io.kafkanative.jmeter.ResultLayout.Producer.ELAPSED_MICROS;
+import static io.kafkanative.jmeter.ResultLayout.Producer.FAILED;
+import static io.kafkanative.jmeter.ResultLayout.Producer.OFFSET;
+import static io.kafkanative.jmeter.ResultLayout.Producer.PARTITION;
+import static io.kafkanative.jmeter.ResultLayout.Producer.SENT;
+
 import java.nio.charset.StandardCharsets;
 
 import org.apache.jmeter.samplers.SampleResult;
@@ -38,23 +46,23 @@ public class KafkaSampleResult extends SampleResult {
     void describeSend(long start, EngineError error, long[] out) {
         // The engine's own send -> ack time, not the time around the JNI call. JMeter's time stamp is the start
         // or (by default) the end of the sample, depending on its property sampleresult.timestamp.start.
-        long elapsedMillis = Math.round(out[NativeProducer.ELAPSED_MICROS] / 1000.0);
+        long elapsedMillis = Math.round(out[ELAPSED_MICROS] / 1000.0);
         setStampAndTime(isStampedAtStart() ? start : start + elapsedMillis, elapsedMillis);
         setLatency(elapsedMillis);
-        setSentBytes(out[NativeProducer.BYTES_SENT]);
+        setSentBytes(out[BYTES_SENT]);
 
-        long acked = out[NativeProducer.ACKED];
-        long failed = out[NativeProducer.FAILED];
+        long acked = out[ACKED];
+        long failed = out[FAILED];
         // Never 0: JMeter divides by it; messages that failed before being sent still count.
-        long messages = Math.max(1, Math.max(out[NativeProducer.SENT], acked + failed));
+        long messages = Math.max(1, Math.max(out[SENT], acked + failed));
         setSampleCount((int) messages);
         failedMessages = (int) failed;
 
-        String where = "partition=" + out[NativeProducer.PARTITION] + " offset=" + out[NativeProducer.OFFSET];
+        String where = "partition=" + out[PARTITION] + " offset=" + out[OFFSET];
         if (error == null) {
             setSuccessful(true);
             setResponseCode("OK");
-            String lastAck = "partition " + out[NativeProducer.PARTITION] + ", offset " + out[NativeProducer.OFFSET];
+            String lastAck = "partition " + out[PARTITION] + ", offset " + out[OFFSET];
             setResponseMessage(messages == 1 ? "acked: " + lastAck : messages + " acked, the last at " + lastAck);
             setResponseData(where, StandardCharsets.UTF_8.name());
         } else {

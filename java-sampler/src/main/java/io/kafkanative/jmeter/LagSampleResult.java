@@ -1,5 +1,10 @@
 package io.kafkanative.jmeter;
 
+import static io.kafkanative.jmeter.ResultLayout.Lag.ELAPSED_MICROS;
+import static io.kafkanative.jmeter.ResultLayout.Lag.GROWING_WINDOWS;
+import static io.kafkanative.jmeter.ResultLayout.Lag.GROWTH;
+import static io.kafkanative.jmeter.ResultLayout.Lag.TOTAL_LAG;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -23,15 +28,15 @@ public class LagSampleResult extends KafkaSampleResult {
      * @param out   the counters sample filled in
      */
     void describeLag(long start, LagReading lag, long[] out) {
-        long elapsedMillis = Math.round(out[NativeLag.ELAPSED_MICROS] / 1000.0);
+        long elapsedMillis = Math.round(out[ELAPSED_MICROS] / 1000.0);
         setStampAndTime(isStampedAtStart() ? start : start + elapsedMillis, elapsedMillis);
         setLatency(elapsedMillis);
         EngineError error = lag.error();
         String partitions = lag.partitions() == null ? "" : lag.partitions();
         // A growing lag is still a reading; a missing group or topic is not.
         reading = error == null || error.code().equals("LAG_GROWING");
-        String text = "lag " + out[NativeLag.TOTAL_LAG] + " (growth " + String.format(Locale.ROOT, "%+d",
-                out[NativeLag.GROWTH]) + ", growing " + out[NativeLag.GROWING_WINDOWS] + " sample(s) in a row): "
+        String text = "lag " + out[TOTAL_LAG] + " (growth " + String.format(Locale.ROOT, "%+d",
+                out[GROWTH]) + ", growing " + out[GROWING_WINDOWS] + " sample(s) in a row): "
                 + partitions;
         setSuccessful(error == null);
         if (error == null) {
@@ -43,7 +48,7 @@ public class LagSampleResult extends KafkaSampleResult {
         }
         // One partition per line: "p0=12 p1=0(no commit)" splits before each "pN=", not inside "(no commit)".
         String perLine = PARTITION_START.matcher(partitions).replaceAll("\n");
-        setResponseData("total=" + out[NativeLag.TOTAL_LAG] + "\n" + perLine
+        setResponseData("total=" + out[TOTAL_LAG] + "\n" + perLine
                 + (error == null ? "" : "\n" + error.code() + ": " + error.message()), StandardCharsets.UTF_8.name());
     }
 

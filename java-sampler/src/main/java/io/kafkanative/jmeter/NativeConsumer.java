@@ -7,26 +7,7 @@ package io.kafkanative.jmeter;
  * <p>A handle is a raw pointer to engine memory: never use it after {@link #close}. {@link KafkaConsumerSampler}
  * owns one handle per JMeter thread and guards it with locks (see {@link AbstractNativeSampler}).
  */
-final class NativeConsumer {
-
-    static {
-        NativeLibrary.load();
-    }
-
-    /** Indexes into the {@code long[]} that {@link #poll} fills: the engine's layout "consumer". */
-    static final int RECORDS = 0;
-    static final int BYTES = 1;
-    static final int ELAPSED_MICROS = 2;
-    static final int E2E_MEAN_MICROS = 3;
-    static final int E2E_MAX_MICROS = 4;
-    static final int PARTITION = 5;
-    static final int OFFSET = 6;
-    static final int CHECK_FAILURES = 7;
-    static final int REBALANCES = 8;
-    static final int ASSIGNED_PARTITIONS = 9;
-    static final int LOG_LINES_WAITING = 10;
-    static final int STOP_THREAD = 11;
-    static final int OUT_LENGTH = 12;
+final class NativeConsumer extends NativeDeclarations {
 
     private NativeConsumer() {
     }
@@ -42,8 +23,8 @@ final class NativeConsumer {
 
     /**
      * One sample: waits up to poll.timeout.ms for the first record, then takes what is already fetched, up to
-     * max.records; with commit=sync commits before returning. Fills out (OUT_LENGTH): records, bytes
-     * (key+value+headers), elapsed micros, mean and largest produce-to-consume latency micros (-1 if no record had
+     * max.records; with commit=sync commits before returning. Fills out ({@link ResultLayout.Consumer}): records,
+     * bytes (key+value+headers), elapsed micros, mean and largest produce-to-consume latency micros (-1 if no record had
      * a send time), partition and offset of the last record (-1 if none), records failing check.sequence,
      * rebalances so far, partitions held now, engine log lines waiting (call {@link NativeEngine#drainLogs} only
      * when > 0), and stop_thread (1 = stop.on.empty and this thread's partitions are drained).
@@ -62,11 +43,4 @@ final class NativeConsumer {
      * and frees the handle. Returns a one-line report. Must be called exactly once per handle.
      */
     static native String close(long handle);
-
-    /**
-     * Called once when the last consumer of the test has closed: returns three lines (kafka-consumer-perf-test's
-     * header, its row, the end-to-end latency line), or null if nothing was sampled; writes the JSON summary to
-     * summaryPath; resets the totals for the next test.
-     */
-    static native String report(String summaryPath);
 }

@@ -4,11 +4,7 @@ package io.kafkanative.jmeter;
  * The engine's natives that belong to no single client (rust-core's JNI bridge, {@code jni/}): its log queue and
  * the layouts of the {@code long[]} result arrays.
  */
-final class NativeEngine {
-
-    static {
-        NativeLibrary.load();
-    }
+final class NativeEngine extends NativeDeclarations {
 
     private NativeEngine() {
     }
@@ -20,9 +16,9 @@ final class NativeEngine {
     static native String drainLogs();
 
     /**
-     * The names of a result array's slots, in order: {@code name} is "producer", "consumer" or "lag". Each name is
-     * the lower-cased name of the Java constant that indexes it (e.g. "elapsed_micros" for ELAPSED_MICROS), and
-     * their count is the class's OUT_LENGTH; a test compares them.
+     * The names of a result array's slots, in order: {@code name} is "producer", "consumer", "lag" or "judgement".
+     * Each name is the lower-cased name of the {@link ResultLayout} constant that indexes it (e.g. "elapsed_micros"
+     * for ELAPSED_MICROS), and their count is that class's OUT_LENGTH; a test compares them.
      */
     static native String[] layout(String name);
 
@@ -31,4 +27,12 @@ final class NativeEngine {
      * librdkafka properties it passes on: a test checks that the GUI elements have a field for each.
      */
     static native String[] settingNames(String name);
+
+    /**
+     * Called once when the last handle of the test of the client {@code kind} ("producer" or "consumer") has closed:
+     * returns the end-of-test report (the producer's kafka-producer-perf-test style line; the consumer's three
+     * lines: kafka-consumer-perf-test's header, its row, the end-to-end latency line), or null if nothing was
+     * sampled; writes the JSON summary to summaryPath; resets that kind's totals for the next test.
+     */
+    static native String report(String kind, String summaryPath);
 }

@@ -7,22 +7,7 @@ package io.kafkanative.jmeter;
  * <p>A handle is a raw pointer to engine memory: never use it after {@link #close}. {@link KafkaProducerSampler}
  * owns one handle per JMeter thread and guards it with locks (see {@link AbstractNativeSampler}).
  */
-final class NativeProducer {
-
-    static {
-        NativeLibrary.load();
-    }
-
-    /** Indexes into the {@code long[]} that {@link #send} fills: the engine's layout "producer". */
-    static final int SENT = 0;
-    static final int ACKED = 1;
-    static final int FAILED = 2;
-    static final int ELAPSED_MICROS = 3;
-    static final int BYTES_SENT = 4;
-    static final int PARTITION = 5;
-    static final int OFFSET = 6;
-    static final int LOG_LINES_WAITING = 7;
-    static final int OUT_LENGTH = 8;
+final class NativeProducer extends NativeDeclarations {
 
     private NativeProducer() {
     }
@@ -38,8 +23,8 @@ final class NativeProducer {
     /**
      * Sends messages.per.sample messages and blocks until every one is acknowledged by the broker, failed, or the
      * timeout passed. value: null = the engine generates the payload; non-null = this string (UTF-8) is the value
-     * (value.mode=jmeter). Fills out (OUT_LENGTH): messages sent, acked, failed, elapsed micros (first send to last
-     * ack), bytes sent (key+value+headers), partition and offset of the last acked message (-1 if none), engine
+     * (value.mode=jmeter). Fills out ({@link ResultLayout.Producer}): messages sent, acked, failed, elapsed micros
+     * (first send to last ack), bytes sent (key+value+headers), partition and offset of the last acked message (-1 if none), engine
      * log lines waiting (call {@link NativeEngine#drainLogs} only when > 0). Returns null when all were acked, else
      * the first failure (e.g. MSG_SIZE_TOO_LARGE). Throws {@link EngineException} CLOSED if the handle is closed.
      */
@@ -57,11 +42,4 @@ final class NativeProducer {
      * 0 undelivered at close". Must be called exactly once per handle.
      */
     static native String close(long handle, long timeoutMs);
-
-    /**
-     * Called once when the last producer of the test has closed: returns the kafka-producer-perf-test style
-     * summary line (or null if nothing was sent) and writes the JSON summary to summaryPath; resets the totals for
-     * the next test.
-     */
-    static native String report(String summaryPath);
 }

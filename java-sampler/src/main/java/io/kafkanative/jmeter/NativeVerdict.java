@@ -3,17 +3,7 @@ package io.kafkanative.jmeter;
 /**
  * The Rust engine's verdict, as seen from Java: the native methods only (rust-core's {@code jni/verdict.rs}).
  */
-final class NativeVerdict {
-
-    static {
-        NativeLibrary.load();
-    }
-
-    /** Indexes into the {@code long[]} that {@link #judge} fills. */
-    static final int CRITERIA = 0;
-    static final int FAILED = 1;
-    static final int EXIT_CODE = 2;
-    static final int OUT_LENGTH = 3;
+final class NativeVerdict extends NativeDeclarations {
 
     private NativeVerdict() {
     }
@@ -27,7 +17,8 @@ final class NativeVerdict {
     /**
      * Judges the run (every summary written since the last call, the lag readings, the generator's health) and
      * forgets it. Writes the JUnit report to junitPath and adds generator, lag and verdict blocks to the summary
-     * files. Fills out (length 3): [0]=criteria, [1]=failed ones, [2]=the exit code jmeter -n should end with.
+     * files. Fills out ({@link ResultLayout.Judgement}): criteria, failed ones, the exit code jmeter -n should end
+     * with.
      * Returns the report lines, or null when there was nothing to judge nor report. Null arguments: not set.
      */
     static native String judge(String spec, String baselinePath, String junitPath, String generatorJson, long[] out);

@@ -95,7 +95,7 @@ final class Verdict {
             System.out.println("WARNING " + generator.warning());
             LOG.warn(generator.warning());
         }
-        long[] out = new long[NativeVerdict.OUT_LENGTH];
+        long[] out = new long[ResultLayout.Judgement.OUT_LENGTH];
         Settings judged;
         synchronized (Verdict.class) {
             judged = settings;
@@ -103,7 +103,7 @@ final class Verdict {
         String report = NativeVerdict.judge(judged.spec(), judged.baseline(), judged.junit(),
                 generator == null ? null : generator.json(), out);
         EngineLogs.printReport(report, LOG);
-        return (int) out[NativeVerdict.EXIT_CODE];
+        return (int) out[ResultLayout.Judgement.EXIT_CODE];
     }
 
     /** A Kafka Connection's Verdict fields, evaluated at its test start (before any sampler's setup). */

@@ -93,26 +93,26 @@ class ConsumerAndLagSampleResultTest {
     }
 
     private static ConsumerSampleResult poll(EngineError error, long records, long stopThread) {
-        long[] out = new long[NativeConsumer.OUT_LENGTH];
-        out[NativeConsumer.RECORDS] = records;
-        out[NativeConsumer.BYTES] = 100 * records;
-        out[NativeConsumer.ELAPSED_MICROS] = 1_200;
-        out[NativeConsumer.E2E_MEAN_MICROS] = records == 0 ? -1 : 2_500;
-        out[NativeConsumer.E2E_MAX_MICROS] = records == 0 ? -1 : 4_000;
-        out[NativeConsumer.PARTITION] = records == 0 ? -1 : 1;
-        out[NativeConsumer.OFFSET] = records == 0 ? -1 : 41;
-        out[NativeConsumer.STOP_THREAD] = stopThread;
+        long[] out = new long[ResultLayout.Consumer.OUT_LENGTH];
+        out[ResultLayout.Consumer.RECORDS] = records;
+        out[ResultLayout.Consumer.BYTES] = 100 * records;
+        out[ResultLayout.Consumer.ELAPSED_MICROS] = 1_200;
+        out[ResultLayout.Consumer.E2E_MEAN_MICROS] = records == 0 ? -1 : 2_500;
+        out[ResultLayout.Consumer.E2E_MAX_MICROS] = records == 0 ? -1 : 4_000;
+        out[ResultLayout.Consumer.PARTITION] = records == 0 ? -1 : 1;
+        out[ResultLayout.Consumer.OFFSET] = records == 0 ? -1 : 41;
+        out[ResultLayout.Consumer.STOP_THREAD] = stopThread;
         ConsumerSampleResult result = new ConsumerSampleResult();
         result.describePoll(START, error, out, 300);
         return result;
     }
 
     private static LagSampleResult lag(LagReading reading, long total, long growth, long growingWindows) {
-        long[] out = new long[NativeLag.OUT_LENGTH];
-        out[NativeLag.TOTAL_LAG] = total;
-        out[NativeLag.GROWTH] = growth;
-        out[NativeLag.GROWING_WINDOWS] = growingWindows;
-        out[NativeLag.OK] = reading.error() == null ? 1 : 0;
+        long[] out = new long[ResultLayout.Lag.OUT_LENGTH];
+        out[ResultLayout.Lag.TOTAL_LAG] = total;
+        out[ResultLayout.Lag.GROWTH] = growth;
+        out[ResultLayout.Lag.GROWING_WINDOWS] = growingWindows;
+        out[ResultLayout.Lag.OK] = reading.error() == null ? 1 : 0;
         LagSampleResult result = new LagSampleResult();
         result.describeLag(START, reading, out);
         return result;

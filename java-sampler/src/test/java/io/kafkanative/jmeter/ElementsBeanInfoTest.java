@@ -139,6 +139,30 @@ class ElementsBeanInfoTest {
                 preparedBeforeEverySample(KafkaConnection.class, true));
     }
 
+    /**
+     * Each element's form keeps its own texts and defaults once JMeter has built every form: the JDK shares the
+     * descriptor of a property inherited from a superclass between subclasses, so such a property would show the
+     * last-built element's tooltip and default in every form.
+     */
+    @Test
+    void noElementShowsAnotherElementsTextsOrDefaults() throws IntrospectionException {
+        Map<Class<?>, BeanInfo> infos = new java.util.LinkedHashMap<>();
+        for (Class<?> element : List.of(KafkaProducer.class, KafkaConsumer.class, KafkaLagMonitor.class,
+                KafkaConnection.class)) {
+            infos.put(element, beanInfo(element));
+        }
+        infos.forEach((element, info) -> {
+            ResourceBundle texts = ResourceBundle.getBundle(element.getName() + "Resources");
+            Map<String, PropertyDescriptor> shown = shown(info);
+            for (ElementSetting setting : ELEMENTS.get(element)) {
+                PropertyDescriptor p = shown.get(setting.property());
+                String where = element.getSimpleName() + "." + setting.property();
+                assertEquals(texts.getString(setting.property() + ".shortDescription"), p.getShortDescription(), where);
+                assertEquals(setting.defaultValue(), p.getValue(GenericTestBeanCustomizer.DEFAULT), where);
+            }
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(classes = {KafkaProducer.class, KafkaConsumer.class, KafkaLagMonitor.class, KafkaConnection.class})
     void everyEnumOffersExactlyItsAllowedValues(Class<?> element) throws IntrospectionException {

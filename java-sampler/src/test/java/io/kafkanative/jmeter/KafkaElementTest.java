@@ -32,14 +32,27 @@ class KafkaElementTest {
         return connection;
     }
 
-    @Test
-    void samplersTakeTheNamedConnectionAndMergeClientProperties() {
-        KafkaConnection cluster = connection("east");
+    /** {@code element}, named after its class, set to use the Connection named {@code connection}. */
+    private static <E extends KafkaElement<?>> E using(E element, String connection) {
+        element.setName(element.getClass().getSimpleName());
+        element.setProperty("connection", connection); // as a plan holds it (the element reads the property)
+        return element;
+    }
+
+    /** Runs {@code body} while {@code cluster} is registered, as between a test's start and its end. */
+    private static void whileRegistered(KafkaConnection cluster, Runnable body) {
         cluster.testStarted();
         try {
-            KafkaProducer producer = new KafkaProducer();
-            producer.setName("p");
-            producer.setProperty("connection", "east"); // as a plan holds it
+            body.run();
+        } finally {
+            cluster.testEnded();
+        }
+    }
+
+    @Test
+    void samplersTakeTheNamedConnectionAndMergeClientProperties() {
+        whileRegistered(connection("east"), () -> {
+            KafkaProducer producer = using(new KafkaProducer(), "east");
             producer.setProperty("topic", "orders");
             producer.setProperty("stampTime", "False"); // as the 5.6.3 GUI saves a literal false
             producer.setProperty("extraProperties", "linger.ms=5");
@@ -52,40 +65,29 @@ class KafkaElementTest {
             assertEquals("false", config.get(config.indexOf("stamp.time") + 1));
             assertEquals("client.id=a\nlinger.ms=5", config.get(config.indexOf("extra.properties") + 1));
             assertFalse(config.contains("value"), "the value goes with each sample, not in the configuration");
-        } finally {
-            cluster.testEnded();
-        }
+        });
     }
 
     @Test
     void anUnknownConnectionNameIsOneClearConfigurationError() {
-        KafkaConnection cluster = connection("east");
-        cluster.testStarted();
-        try {
-            KafkaConsumer consumer = new KafkaConsumer();
-            consumer.setName("c");
-            consumer.setProperty("connection", "west");
+        whileRegistered(connection("east"), () -> {
+            KafkaConsumer consumer = using(new KafkaConsumer(), "west");
             EngineException e = assertThrows(EngineException.class, consumer::engineConfig);
             assertEquals("CONFIG_ERROR", e.code());
             assertTrue(e.getMessage().contains("no Kafka Connection named 'west'") && e.getMessage().contains("east"),
                     e.getMessage());
             assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
-        } finally {
-            cluster.testEnded();
-        }
+        });
     }
 
     @Test
     void saslSettingsApplyOnlyToSaslProtocols() {
         KafkaConnection plain = connection("plain");
         plain.setProperty("securityProtocol", "SSL");
-        plain.testStarted();
-        try {
+        whileRegistered(plain, () -> {
             List<String> settings = KafkaConnection.lookup("plain", "s").settings();
             assertFalse(settings.contains("sasl.password") || settings.contains("sasl.username"), settings.toString());
             assertTrue(settings.contains("ssl.ca.location"), settings.toString());
-        } finally {
-            plain.testEnded();
-        }
+        });
     }
 }

@@ -23,8 +23,9 @@ class NativeEngineTest {
 
     /** Every slot the engine names is the Java constant of that name (upper-cased), at the same index, and back. */
     @ParameterizedTest
-    @CsvSource({"producer, io.kafkanative.jmeter.NativeProducer", "consumer, io.kafkanative.jmeter.NativeConsumer",
-            "lag, io.kafkanative.jmeter.NativeLag"})
+    @CsvSource({"producer, io.kafkanative.jmeter.ResultLayout$Producer",
+            "consumer, io.kafkanative.jmeter.ResultLayout$Consumer", "lag, io.kafkanative.jmeter.ResultLayout$Lag",
+            "judgement, io.kafkanative.jmeter.ResultLayout$Judgement"})
     void resultLayoutAgreesWithTheJavaConstants(String layout, Class<?> natives) throws IllegalAccessException {
         String[] slots = NativeEngine.layout(layout);
         Map<String, Integer> engine = new TreeMap<>();
@@ -61,12 +62,12 @@ class NativeEngineTest {
 
     @Test
     void aClosedHandleIsRefusedNotDereferenced() {
-        long[] out = new long[NativeProducer.OUT_LENGTH];
+        long[] out = new long[ResultLayout.Producer.OUT_LENGTH];
 
         assertEquals("CLOSED", assertThrows(EngineException.class, () -> NativeProducer.send(0, null, out)).code());
         assertEquals("CLOSED", assertThrows(EngineException.class,
-                () -> NativeConsumer.poll(0, new long[NativeConsumer.OUT_LENGTH])).code());
+                () -> NativeConsumer.poll(0, new long[ResultLayout.Consumer.OUT_LENGTH])).code());
         assertEquals("CLOSED", assertThrows(EngineException.class,
-                () -> NativeLag.sample(0, new long[NativeLag.OUT_LENGTH])).code());
+                () -> NativeLag.sample(0, new long[ResultLayout.Lag.OUT_LENGTH])).code());
     }
 }

@@ -1,28 +1,23 @@
-//! The consumers' end-of-test report: one process, so no other test's handles merge into the run.
+//! The consumers' end-of-test report, of a run of its own (the other tests of this binary run beside it).
 
-mod common;
-
-use std::time::Duration;
-
-use common::{new_topic, open_consumer, open_producer};
+use crate::common::{new_topic, open_consumer_in, open_producer_in, send_all};
 use kafka_native::consumer::stats::PERF_HEADER;
+use kafka_native::report::Run;
 
 #[test]
 fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
     require_broker!();
     let topic = new_topic("c-report", 2);
-    let mut p = open_producer(
-        &topic,
-        &[("messages.per.sample", "150"), ("record.size", "1000"), ("stamp.time", "true"), ("key.mode", "sequence")],
-    );
-    assert_eq!(p.send(None).acked, 150);
-    p.close(Duration::from_secs(5));
+    let run = Run::new();
+    let extra =
+        [("messages.per.sample", "150"), ("record.size", "1000"), ("stamp.time", "true"), ("key.mode", "sequence")];
+    assert_eq!(send_all(open_producer_in(&run, &topic, &extra), 1), 150);
 
     let group = format!("rust-report-{}-{}", std::process::id(), fastrand::u32(..));
     let mut total = 0;
     for n in ["1", "2"] {
-        let mut c =
-            open_consumer(&topic, &group, &[("thread.number", n), ("thread.count", "2"), ("poll.timeout.ms", "1500")]);
+        let extra = [("thread.number", n), ("thread.count", "2"), ("poll.timeout.ms", "1500")];
+        let mut c = open_consumer_in(&run, &topic, &group, &extra);
         loop {
             let o = c.poll();
             if o.records == 0 {
@@ -35,7 +30,7 @@ fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
     assert_eq!(total, 150);
 
     let path = std::env::temp_dir().join(format!("kn-consumer-summary-{}.json", std::process::id()));
-    let report = common::RUN.consumer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let report = run.consumer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     let lines: Vec<&str> = report.lines().collect();
     assert_eq!(lines.len(), 4, "{report}");
     assert!(lines[3].starts_with("partitions read/available at start: "), "{report}");
@@ -56,5 +51,5 @@ fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {
     assert_eq!(json["perf_header"], PERF_HEADER);
     std::fs::remove_file(&path).ok();
     // The run is reset for the next test.
-    assert!(common::RUN.consumer_report(None).unwrap().is_none());
+    assert!(run.consumer_report(None).unwrap().is_none());
 }

@@ -1,12 +1,10 @@
 //! The consumer engine and the lag monitor against the real broker: exactly-once consumption by a group, static
 //! assignment without rebalances, end-to-end latency, the sequence check, the lag verdict.
 
-mod common;
-
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use common::{bootstrap, consumer_settings, new_topic, open_consumer, open_producer, pairs};
+use crate::common::{self, bootstrap, consumer_settings, new_topic, open_consumer, open_producer, pairs, send_all};
 
 use kafka_native::consumer::{ConsumerHandle, PollOutcome};
 use kafka_native::lag::{parse_lag, LagSettings};
@@ -27,7 +25,7 @@ fn lag_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> LagSettings
 /// Produces `samples` × `per_sample` messages with send-time and audit headers; returns the acked count.
 fn produce(topic: &str, samples: u32, per_sample: u32) -> u64 {
     let per = per_sample.to_string();
-    let mut p = open_producer(
+    let p = open_producer(
         topic,
         &[
             ("messages.per.sample", &per),
@@ -37,9 +35,7 @@ fn produce(topic: &str, samples: u32, per_sample: u32) -> u64 {
             ("audit", "true"),
         ],
     );
-    let acked: u64 = (0..samples).map(|_| p.send(None).acked as u64).sum();
-    p.close(Duration::from_secs(5));
-    acked
+    send_all(p, samples)
 }
 
 /// A fresh topic `c-<name>` of `partitions` holding `samples` × `per_sample` messages from [`produce`], a fresh
@@ -48,6 +44,20 @@ fn filled_topic(name: &str, partitions: i32, samples: u32, per_sample: u32) -> (
     let topic = new_topic(&format!("c-{name}"), partitions);
     let acked = produce(&topic, samples, per_sample);
     (topic, group(name), acked)
+}
+
+/// The outcomes of a consumer of `group` on `topic` with `extra` that polled until `expected` records arrived (at
+/// most 10 s), then closed.
+fn consumed(topic: &str, group: &str, extra: &[(&str, &str)], expected: u64) -> Vec<PollOutcome> {
+    let mut c = open_consumer(topic, group, extra);
+    let outcomes = consume(&mut c, expected, Duration::from_secs(10));
+    c.close();
+    outcomes
+}
+
+/// The first failure among the polls' outcomes (the test expects one).
+fn first_error(outcomes: &[PollOutcome]) -> kafka_native::error::EngineError {
+    outcomes.iter().find_map(|o| o.error.clone()).unwrap_or_else(|| panic!("no poll failed: {outcomes:?}"))
 }
 
 /// Polls until `expected` records arrived in total or `limit` passed; returns the outcomes.
@@ -197,15 +207,13 @@ fn sequence_check_reports_duplicates_and_missing_headers() {
     let topic = new_topic("c-seq", 1);
     let group = group("seq");
     produce_raw(&topic, &[Some(("a", 0)), Some(("b", 0)), Some(("a", 1)), Some(("a", 1)), Some(("b", 2)), None]);
-    let mut c = open_consumer(&topic, &group, &[("check.sequence", "true")]);
-    let outcomes = consume(&mut c, 6, Duration::from_secs(10));
+    let outcomes = consumed(&topic, &group, &[("check.sequence", "true")], 6);
     assert_eq!(records(&outcomes), 6);
     let failures: u32 = outcomes.iter().map(|o| o.check_failures).sum();
     assert_eq!(failures, 2, "one duplicate, one record without headers: {outcomes:?}");
-    let e = outcomes.iter().find_map(|o| o.error.clone()).unwrap();
+    let e = first_error(&outcomes);
     assert_eq!(e.code, "SEQUENCE_ERROR");
     assert!(e.message.contains("sequence 1 after 1: a duplicate"), "{e}");
-    c.close();
 }
 
 #[test]
@@ -213,16 +221,11 @@ fn regex_check_is_the_engines_verdict() {
     require_broker!();
     let topic = new_topic("c-values", 1);
     produce_raw(&topic, &[None, None]);
-    let mut c = open_consumer(&topic, &group("values"), &[("check.regex", "^x$")]);
-    let outcomes = consume(&mut c, 2, Duration::from_secs(10));
+    let outcomes = consumed(&topic, &group("values"), &[("check.regex", "^x$")], 2);
     assert!(outcomes.iter().all(|o| o.error.is_none()), "{outcomes:?}");
-    c.close();
-    let mut c = open_consumer(&topic, &group("mismatch"), &[("check.regex", "y")]);
-    let outcomes = consume(&mut c, 2, Duration::from_secs(10));
-    let e = outcomes.iter().find_map(|o| o.error.clone()).unwrap();
+    let e = first_error(&consumed(&topic, &group("mismatch"), &[("check.regex", "y")], 2));
     assert_eq!(e.code, "CONTENT_MISMATCH");
     assert!(e.message.contains("do not contain a match of check.regex 'y'; the first: 'x'"), "{e}");
-    c.close();
 }
 
 #[test]

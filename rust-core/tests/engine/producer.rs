@@ -1,10 +1,8 @@
 //! The producer engine against the real broker: acknowledgements, batches, failures with their codes.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{new_topic, open_producer, settings, total_messages};
+use crate::common::{self, new_topic, open_producer, send_interrupted_after, settings, total_messages};
 use kafka_native::producer::ProducerHandle;
 
 #[test]
@@ -63,29 +61,29 @@ fn shared_producer_serves_several_handles() {
     assert_eq!(total_messages(&topic), 60);
 }
 
-#[test]
-fn oversized_message_fails_with_msg_size_too_large() {
-    require_broker!();
-    let topic = new_topic("big", 1);
-    let mut p = open_producer(&topic, &[("record.size", "2000000")]);
+/// One sample of a message too large on a fresh topic `name`: it fails with MSG_SIZE_TOO_LARGE and nothing is written.
+fn refused_as_too_large(name: &str, extra: &[(&str, &str)]) {
+    let topic = new_topic(name, 1);
+    let mut p = open_producer(&topic, extra);
     let o = p.send(None);
-    assert_eq!((o.acked, o.failed), (0, 1));
-    let e = o.error.unwrap();
+    assert_eq!((o.acked, o.failed), (0, 1), "{o:?}");
+    let e = o.error.expect("the message must be refused");
     assert_eq!(e.code, "MSG_SIZE_TOO_LARGE", "{e}");
     p.close(Duration::from_secs(5));
     assert_eq!(total_messages(&topic), 0);
 }
 
 #[test]
+fn oversized_message_fails_with_msg_size_too_large() {
+    require_broker!();
+    refused_as_too_large("big", &[("record.size", "2000000")]);
+}
+
+#[test]
 fn oversized_for_the_broker_only_is_refused_by_the_broker() {
     require_broker!();
-    let topic = new_topic("big-broker", 1);
     // The client allows 3 MB, the broker's default limit is about 1 MB: the broker itself refuses.
-    let mut p = open_producer(&topic, &[("record.size", "1500000"), ("max.request.size", "3000000")]);
-    let o = p.send(None);
-    let e = o.error.expect("the broker must refuse the message");
-    assert_eq!(e.code, "MSG_SIZE_TOO_LARGE", "{e}");
-    p.close(Duration::from_secs(5));
+    refused_as_too_large("big-broker", &[("record.size", "1500000"), ("max.request.size", "3000000")]);
 }
 
 #[test]
@@ -124,15 +122,8 @@ fn interrupt_wakes_a_waiting_send() {
     s.client.insert("bootstrap.servers".into(), "127.0.0.1:1".into());
     s.preflight = kafka_native::producer::settings::Preflight::Off;
     let mut p = ProducerHandle::open(s, &common::RUN).unwrap();
-    let slot = p.slot();
-    let waker = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
-        slot.interrupt();
-    });
-    let start = Instant::now();
-    let o = p.send(None);
-    waker.join().unwrap();
-    assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+    let (o, took) = send_interrupted_after(&mut p, Duration::from_millis(300));
+    assert!(took < Duration::from_secs(2), "took {took:?}");
     assert_eq!(o.error.unwrap().code, "INTERRUPTED");
     p.close(Duration::from_millis(100));
 }

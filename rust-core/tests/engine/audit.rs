@@ -1,13 +1,12 @@
 //! The delivery audit against the real broker: it counts what is in the topic, and it does catch
 //! duplicates, missing and foreign messages (proved with messages written by hand).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::{bootstrap, new_topic, open_producer, total_messages};
+use crate::common::{bootstrap, new_topic, open_producer_in, send_all, total_messages};
 use kafka_native::audit::{self, AuditTarget, SeqSet};
+use kafka_native::report::Run;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::ClientConfig;
@@ -73,18 +72,13 @@ fn audit_detects_duplicates_missing_and_foreign_messages() {
 fn audited_run_finds_every_acknowledged_message_once() {
     require_broker!();
     let topic = new_topic("audit-run", 4);
+    let run = Run::new(); // its own: the audit is of this run's messages
+    let extra = [("audit", "true"), ("messages.per.sample", "250"), ("policy", "reliability"), ("record.size", "100")];
     for _ in 0..2 {
-        let mut p = open_producer(
-            &topic,
-            &[("audit", "true"), ("messages.per.sample", "250"), ("policy", "reliability"), ("record.size", "100")],
-        );
-        for _ in 0..2 {
-            assert_eq!(p.send(None).acked, 250);
-        }
-        p.close(Duration::from_secs(5));
+        assert_eq!(send_all(open_producer_in(&run, &topic, &extra), 2), 500);
     }
     let path = std::env::temp_dir().join(format!("kn-audit-{}.json", std::process::id()));
-    let text = common::RUN.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let text = run.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     assert!(text.contains("1000 acked, 1000 found, 0 missing, 0 duplicates, 0 unexpected"), "{text}");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(json["audit"]["found"], 1000);

@@ -1,24 +1,19 @@
-//! The end-of-test report: one process, so no other test's handles merge into the run.
+//! The end-of-test report, of a run of its own (the other tests of this binary run beside it).
 
-mod common;
-
-use std::time::Duration;
-
-use common::{new_topic, open_producer};
+use crate::common::{new_topic, open_producer_in, send_all};
+use kafka_native::report::Run;
 
 #[test]
 fn report_counts_every_acknowledged_message_and_writes_json() {
     require_broker!();
     let topic = new_topic("report", 2);
+    let run = Run::new();
     for _ in 0..2 {
-        let mut p = open_producer(&topic, &[("messages.per.sample", "50"), ("record.size", "10")]);
-        for _ in 0..3 {
-            assert_eq!(p.send(None).acked, 50);
-        }
-        p.close(Duration::from_secs(5));
+        let p = open_producer_in(&run, &topic, &[("messages.per.sample", "50"), ("record.size", "10")]);
+        assert_eq!(send_all(p, 3), 150);
     }
     let path = std::env::temp_dir().join(format!("kn-summary-{}.json", std::process::id()));
-    let line = common::RUN.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let line = run.producer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
     let form = regex_like(&line);
     assert!(form, "{line}");
     assert!(line.starts_with("300 records sent, "), "{line}");
@@ -30,7 +25,7 @@ fn report_counts_every_acknowledged_message_and_writes_json() {
     assert_eq!(per_partition, 300);
     assert!(json["latency_us"]["p50"].as_u64().unwrap() > 0);
     // The run is reset for the next test.
-    assert!(common::RUN.producer_report(None).unwrap().is_none());
+    assert!(run.producer_report(None).unwrap().is_none());
 }
 
 /// `N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P ms 50th, P ms 95th, P ms 99th, P ms 99.9th.`

@@ -3,9 +3,7 @@
 //! Every such test starts with [`require_broker!`]: when no broker answers, it prints why it is skipped (straight
 //! to the terminal, past the test harness's output capture) and returns, so a run without a broker says so.
 
-#![allow(dead_code)] // each test file uses a different subset
-
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use std::sync::{Arc, LazyLock};
 
@@ -13,10 +11,11 @@ use kafka_native::client::admin;
 use kafka_native::consumer::settings::{parse_consumer, ConsumerSettings};
 use kafka_native::consumer::ConsumerHandle;
 use kafka_native::producer::settings as config;
-use kafka_native::producer::ProducerHandle;
+use kafka_native::producer::{ProducerHandle, SampleOutcome};
 use kafka_native::report::Run;
 
-/// The run of this test binary (tests of one binary share it, as the handles of one JMeter test do).
+/// The run shared by the tests that do not read its totals (as the handles of one JMeter test share theirs). A test
+/// that reads a run's report opens its handles on a [`Run`] of its own: the tests of this binary run in parallel.
 pub static RUN: LazyLock<Arc<Run>> = LazyLock::new(Run::new);
 
 /// Connection properties for the admin helpers: the local broker, no security.
@@ -46,9 +45,35 @@ pub fn settings(topic: &str, extra: &[(&str, &str)]) -> config::ProducerSettings
     config::parse(&pairs).unwrap_or_else(|e| panic!("bad test settings: {e}"))
 }
 
-/// A producer on `topic` with [`settings`], reporting to this binary's [`RUN`].
+/// A producer on `topic` with [`settings`], reporting to the shared [`RUN`].
 pub fn open_producer(topic: &str, extra: &[(&str, &str)]) -> ProducerHandle {
-    ProducerHandle::open(settings(topic, extra), &RUN).unwrap_or_else(|e| panic!("cannot open the producer: {e}"))
+    open_producer_in(&RUN, topic, extra)
+}
+
+/// A producer on `topic` with [`settings`], reporting to `run`.
+pub fn open_producer_in(run: &Arc<Run>, topic: &str, extra: &[(&str, &str)]) -> ProducerHandle {
+    ProducerHandle::open(settings(topic, extra), run).unwrap_or_else(|e| panic!("cannot open the producer: {e}"))
+}
+
+/// Sends `samples` samples on `p`, each expected fully acknowledged, then closes it; returns the messages acked.
+pub fn send_all(mut p: ProducerHandle, samples: u32) -> u64 {
+    let acked = (0..samples).map(|_| p.send(None).acked as u64).sum();
+    p.close(Duration::from_secs(5));
+    acked
+}
+
+/// One sample on `p` while another thread interrupts it (as a JMeter stop does) `after` its start; returns its
+/// outcome and how long it took.
+pub fn send_interrupted_after(p: &mut ProducerHandle, after: Duration) -> (SampleOutcome, Duration) {
+    let slot = p.slot();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(after);
+        slot.interrupt();
+    });
+    let start = Instant::now();
+    let o = p.send(None);
+    stopper.join().unwrap();
+    (o, start.elapsed())
 }
 
 /// The settings of a client of `group` on `topic` at the test broker, then `extra`, as the Java side passes them.
@@ -66,9 +91,14 @@ pub fn consumer_settings(topic: &str, group: &str, extra: &[(&str, &str)]) -> Co
     parse_consumer(&pairs(topic, group, extra)).unwrap_or_else(|e| panic!("bad consumer settings: {e}"))
 }
 
-/// A consumer of `group` on `topic` with the `extra` settings, reporting to this binary's run.
+/// A consumer of `group` on `topic` with the `extra` settings, reporting to the shared [`RUN`].
 pub fn open_consumer(topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerHandle {
-    ConsumerHandle::open(consumer_settings(topic, group, extra), &RUN)
+    open_consumer_in(&RUN, topic, group, extra)
+}
+
+/// A consumer of `group` on `topic` with the `extra` settings, reporting to `run`.
+pub fn open_consumer_in(run: &Arc<Run>, topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerHandle {
+    ConsumerHandle::open(consumer_settings(topic, group, extra), run)
         .unwrap_or_else(|e| panic!("cannot open the consumer: {e}"))
 }
 
@@ -76,7 +106,7 @@ pub fn total_messages(topic: &str) -> i64 {
     admin::end_offsets(&connection(), topic, Duration::from_secs(10)).unwrap().iter().sum()
 }
 
-/// True when something accepts connections at the bootstrap address (checked once per test binary).
+/// True when something accepts connections at the bootstrap address (checked once per process).
 pub fn broker_answers() -> bool {
     static ANSWERS: LazyLock<bool> = LazyLock::new(|| {
         use std::net::ToSocketAddrs;
@@ -100,10 +130,10 @@ pub fn report_skip(name: &str) {
 #[macro_export]
 macro_rules! require_broker {
     () => {
-        if !common::broker_answers() {
+        if !$crate::common::broker_answers() {
             fn here() {}
             let name = std::any::type_name_of_val(&here);
-            common::report_skip(name.trim_end_matches("::here"));
+            $crate::common::report_skip(name.trim_end_matches("::here"));
             return;
         }
     };
