@@ -20,7 +20,7 @@ pub struct Generator<P> {
     seq: u64,
 }
 
-impl<P: Plan> Generator<P> {
+impl<P> Generator<P> {
     /// Starts at record 0 with a random seed.
     pub(super) fn of(plan: P) -> Generator<P> {
         Generator { plan, rng: fastrand::Rng::new(), seq: 0 }
@@ -32,11 +32,19 @@ impl<P: Plan> Generator<P> {
         self
     }
 
-    /// The next record.
-    pub fn next_record(&mut self) -> P::Record {
+    /// Runs `make` on the plan for the next record (its number counts up): for a plan that writes its record
+    /// straight into a buffer instead of returning it.
+    pub(super) fn next_with<R>(&mut self, make: impl FnOnce(&mut P, &mut fastrand::Rng, u64) -> R) -> R {
         let seq = self.seq;
         self.seq += 1;
-        self.plan.generate(&mut self.rng, seq)
+        make(&mut self.plan, &mut self.rng, seq)
+    }
+}
+
+impl<P: Plan> Generator<P> {
+    /// The next record.
+    pub fn next_record(&mut self) -> P::Record {
+        self.next_with(|plan, rng, seq| plan.generate(rng, seq))
     }
 }
 

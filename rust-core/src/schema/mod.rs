@@ -24,6 +24,7 @@
 //! | consumer: `value.assert` | `field.path=expected` checked on every decoded record |
 
 pub mod avro;
+mod avro_binary;
 pub mod generator;
 pub mod json_schema;
 pub mod protobuf;
@@ -535,7 +536,10 @@ impl RecordEncoder {
         out.clear();
         out.extend_from_slice(&self.header);
         match (&mut self.generator, &self.schema) {
-            (Some(Generator::Avro(g)), ParsedSchema::Avro(s)) => g.next_into(s, out),
+            (Some(Generator::Avro(g)), ParsedSchema::Avro(_)) => {
+                g.next_into(out);
+                Ok(())
+            }
             (Some(Generator::Json(g)), ParsedSchema::Json(s)) => g.next_into(s, out),
             (Some(Generator::Proto(g)), ParsedSchema::Proto(s)) => g.next_into(s, out),
             (None, schema) => {
