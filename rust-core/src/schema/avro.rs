@@ -7,7 +7,7 @@
 //! per sample, building an `apache_avro::Value` tree and a `GenericDatumWriter` for each record cost 3× the
 //! send itself; bench/results/avro-run.md).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use apache_avro::schema::{DecimalSchema, InnerDecimalSchema, Name, RecordField, UnionSchema, UuidSchema};
@@ -16,7 +16,7 @@ use apache_avro::Schema;
 use serde_json::Value as Json;
 
 use super::avro_binary as binary;
-use super::generator::{Generator, Rule, RuleValue};
+use super::generator::{join, Generator, Rule, RuleValue, Walk};
 use super::rules::{pick_len, random_uuid, FieldRules, Rules};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
@@ -333,9 +333,9 @@ pub type AvroGenerator = Generator<AvroPlan>;
 impl AvroGenerator {
     /// Builds the plan; fails on a rule that does not fit its field or names no field.
     pub fn new(schema: &AvroSchema, rules: &Rules, what: &str) -> Result<AvroGenerator, EngineError> {
-        let mut planner = Planner { all: schema, rules, known: BTreeSet::new(), what, union_value: None };
+        let mut planner = Planner { all: schema, walk: Walk::new(rules), what, union_value: None };
         let root = planner.plan(&schema.schema, "", 0)?;
-        rules.check_paths(&planner.known, what)?;
+        planner.walk.finish(what)?;
         Ok(Generator::of(AvroPlan { root, scratch: Vec::new() }))
     }
 
@@ -349,20 +349,11 @@ fn now_millis() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
-/// What planning needs besides the node at hand: the schema's names, the rules, the rule paths seen so far (to refuse
-/// rules that name no field) and the setting's name for errors.
+/// What planning needs besides the node at hand: the schema's names, the rules and the fields met, and the setting's
+/// name for errors.
 struct Planner<'a> {
     all: &'a AvroSchema,
-    rules: &'a Rules,
-    known: BTreeSet<String>,
+    walk: Walk<'a>,
     what: &'a str,
     /// The path of the optional field being planned whose union took the field's value rule.
     union_value: Option<String>,
@@ -376,8 +367,7 @@ impl Planner<'_> {
     fn plan(&mut self, schema: &Schema, path: &str, depth: usize) -> Result<Node, EngineError> {
         let all = self.all;
         let schema = all.resolve(schema);
-        let empty = FieldRules::default();
-        let r = if path.is_empty() { &empty } else { self.rules.get(path).unwrap_or(&empty) };
+        let r = self.walk.at(path);
         // the branches of an optional field whose union holds the value rule draw nothing from it themselves
         let union_owns_value = self.union_value.as_deref() == Some(path);
         let leaf = |kind: Option<SeqKind>| match union_owns_value {
@@ -437,10 +427,10 @@ impl Planner<'_> {
                 let mut fields = Vec::with_capacity(rec.fields.len());
                 for RecordField { name, schema: field_schema, .. } in &rec.fields {
                     let field_path = join(path, name);
-                    self.known.insert(field_path.clone());
+                    self.walk.visit(&field_path);
                     let optional =
                         matches!(all.resolve(field_schema), Schema::Union(u) if binary::null_index(u).is_some());
-                    if !optional && self.rules.get(&field_path).is_some_and(|fr| fr.null_ratio.is_some()) {
+                    if !optional && self.walk.at(&field_path).null_ratio.is_some() {
                         return Err(self.error(&field_path, "null(…) needs an optional field (a union with null)"));
                     }
                     fields.push(self.plan(field_schema, &field_path, depth + 1)?);
