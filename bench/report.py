@@ -55,6 +55,9 @@ AVRO_CONTENDERS = [
     ("batch-avro-registry", "JMeter + our sampler, batch, Avro (registry)", True),
     ("engine-batch-fixed", "our engine alone, batch, 1 KB fixed", False),
     ("engine-batch-avro", "our engine alone, batch, Avro (schema file)", False),
+    # with AVRO_BEFORE_JMETER_HOME / AVRO_BEFORE_ENGINE_BENCH: a previous build in the same run
+    ("batch-avro-before", "JMeter + previous build's sampler, batch, Avro (schema file)", True),
+    ("engine-batch-avro-before", "previous build's engine alone, batch, Avro (schema file)", False),
 ]
 # each Avro contender against the fixed-bytes contender of the same kind
 AVRO_BASE = {
@@ -64,6 +67,8 @@ AVRO_BASE = {
     "batch-avro": "batch-fixed",
     "batch-avro-registry": "batch-fixed",
     "engine-batch-avro": "engine-batch-fixed",
+    "batch-avro-before": "batch-fixed",
+    "engine-batch-avro-before": "engine-batch-fixed",
 }
 LABEL = {c[0]: c[1] for c in CONTENDERS + AVRO_CONTENDERS}
 JVM = {"perf-test", "jsr223", "sampler", "sampler-batch"} | {c[0] for c in AVRO_CONTENDERS if c[2]}

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use crate::error::EngineError;
-use crate::schema::{EncoderSettings, RecordEncoder, Role};
+use crate::schema::{EncoderSettings, Input, RecordEncoder, Role};
 use crate::template::{self, Template};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -36,8 +36,9 @@ pub enum KeySpec {
     Random,
     Fixed(String),
     Template(Template),
-    /// Keys generated from a schema.
-    Schema(Box<EncoderSettings>),
+    /// Keys from a schema: generated, or with `key.schema.input=jmeter` the `key` parameter (JSON; JMeter evaluates it
+    /// when the thread starts, so it is encoded once per thread, like the other fixed keys).
+    Schema(Box<EncoderSettings>, Option<String>),
 }
 
 impl ValueSpec {
@@ -77,10 +78,19 @@ impl ValueSpec {
 
 impl KeySpec {
     pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<KeySpec, EngineError> {
-        if let Some(settings) = EncoderSettings::parse(sampler, Role::Key)? {
-            return Ok(KeySpec::Schema(Box::new(settings)));
-        }
         let key = sampler.get("key").copied();
+        if let Some(settings) = EncoderSettings::parse(sampler, Role::Key)? {
+            let json = match settings.input {
+                Input::Generate => None,
+                Input::Jmeter => Some(key.filter(|k| !k.trim().is_empty()).map(str::to_string).ok_or_else(|| {
+                    EngineError::config(
+                        "key: missing; key.schema.input=jmeter encodes the key parameter against the key schema, so \
+                         it needs a JSON record there, e.g. {\"customer\": \"${user}\"}",
+                    )
+                })?),
+            };
+            return Ok(KeySpec::Schema(Box::new(settings), json));
+        }
         match sampler.get("key.mode").copied().unwrap_or("none") {
             "none" => Ok(KeySpec::None),
             "sequence" => Ok(KeySpec::Sequence),
@@ -119,7 +129,7 @@ pub struct Record<'a> {
 pub struct PayloadGen {
     value: ValueSource,
     key: KeySpec,
-    /// key.mode=avro|json-schema|protobuf: the key's encoder.
+    /// key.mode=avro|json-schema|protobuf with generated keys: the key's encoder.
     key_encoder: Option<Box<RecordEncoder>>,
     thread: u32,
     seq: u64,
@@ -141,20 +151,17 @@ impl PayloadGen {
             ValueSpec::Jmeter => ValueSource::Jmeter,
             ValueSpec::Schema(settings) => ValueSource::Schema(Box::new(RecordEncoder::new(settings, topic)?)),
         };
+        let mut key_buf = Vec::new();
         let key_encoder = match key {
-            KeySpec::Schema(settings) => Some(Box::new(RecordEncoder::new(settings, topic)?)),
+            KeySpec::Schema(settings, None) => Some(Box::new(RecordEncoder::new(settings, topic)?)),
+            KeySpec::Schema(settings, Some(json)) => {
+                // the key is the same for every message of the thread: encoded (and checked) once, here
+                RecordEncoder::new(settings, topic)?.next_into(Some(json.as_bytes()), &mut key_buf)?;
+                None
+            }
             _ => None,
         };
-        Ok(PayloadGen {
-            value,
-            key: key.clone(),
-            key_encoder,
-            thread,
-            seq: 0,
-            rng,
-            value_buf: Vec::new(),
-            key_buf: Vec::new(),
-        })
+        Ok(PayloadGen { value, key: key.clone(), key_encoder, thread, seq: 0, rng, value_buf: Vec::new(), key_buf })
     }
 
     /// The next message; `jmeter_value` is the sample's value when value.mode=jmeter.
@@ -198,9 +205,11 @@ impl PayloadGen {
                 t.render_into(&mut self.key_buf, seq, self.thread, &mut self.rng);
                 Some(&self.key_buf[..])
             }
-            KeySpec::Schema(_) => {
-                let encoder = self.key_encoder.as_mut().expect("a schema key has its encoder from new()");
-                encoder.next_into(None, &mut self.key_buf)?;
+            KeySpec::Schema(..) => {
+                // generated keys have their encoder; a JMeter key was encoded into key_buf by new()
+                if let Some(encoder) = self.key_encoder.as_mut() {
+                    encoder.next_into(None, &mut self.key_buf)?;
+                }
                 Some(&self.key_buf[..])
             }
         };
@@ -226,10 +235,7 @@ fn read_lines(path: &str) -> Result<Vec<Vec<u8>>, EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn spec(items: &[(&'static str, &'static str)]) -> BTreeMap<&'static str, &'static str> {
-        items.iter().copied().collect()
-    }
+    use crate::schema::settings_of as spec;
 
     #[test]
     fn fixed_values_have_the_record_size() {
@@ -301,7 +307,7 @@ mod tests {
         .into();
         let v = ValueSpec::parse(&settings).unwrap();
         let k = KeySpec::parse(&settings).unwrap();
-        assert!(matches!((&v, &k), (ValueSpec::Schema(_), KeySpec::Schema(_))));
+        assert!(matches!((&v, &k), (ValueSpec::Schema(_), KeySpec::Schema(_, None))));
         let mut g = PayloadGen::new(&v, &k, 0, "orders").unwrap();
         let value_schema = crate::schema::ParsedSchema::from_file(crate::schema::Format::Avro, &avsc, None).unwrap();
         let key_schema =
@@ -315,10 +321,44 @@ mod tests {
             let key = key_schema.decode(r.key.unwrap()).unwrap();
             assert_eq!(key["order_code"], format!("K{i}"));
         }
-        let e = KeySpec::parse(
-            &[("key.mode", "avro"), ("key.schema.file", "k.avsc"), ("key.schema.input", "jmeter")].into(),
-        )
-        .unwrap_err();
-        assert!(e.message.contains("key.schema.input=jmeter is not supported"), "{}", e.message);
+    }
+
+    #[test]
+    fn jmeter_keys_are_encoded_against_the_key_schema() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/schema/schemas");
+        let avsc = format!("{dir}/order.avsc");
+        let proto = format!("{dir}/order.proto");
+        let key_settings = |key: &'static str| -> BTreeMap<&str, String> {
+            [
+                ("key.mode", "protobuf".to_string()),
+                ("key.schema.file", proto.clone()),
+                ("key.schema.message", "shop.v1.Refund".to_string()),
+                ("key.schema.input", "jmeter".to_string()),
+                ("key", key.to_string()),
+                ("value.mode", "avro".to_string()),
+                ("value.schema.file", avsc.clone()),
+            ]
+            .into()
+        };
+        let parse = |key: &'static str| {
+            let owned = key_settings(key);
+            let s: BTreeMap<&str, &str> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            (KeySpec::parse(&s), ValueSpec::parse(&s).unwrap())
+        };
+        let (k, v) = parse(r#"{"order_code": "K-7", "amount": 2.5}"#);
+        let mut g = PayloadGen::new(&v, &k.unwrap(), 0, "orders").unwrap();
+        let key_schema =
+            crate::schema::ParsedSchema::from_file(crate::schema::Format::Protobuf, &proto, Some("shop.v1.Refund"))
+                .unwrap();
+        for _ in 0..2 {
+            let key = key_schema.decode(g.next(None).unwrap().key.unwrap()).unwrap();
+            assert_eq!(key["order_code"], "K-7", "{key}");
+        }
+        // no key JSON, or one that does not match the schema: refused when the thread starts, saying why
+        let e = parse("").0.unwrap_err();
+        assert!(e.message.starts_with("key: missing; key.schema.input=jmeter"), "{}", e.message);
+        let (k, v) = parse(r#"{"order_code": 5}"#);
+        let e = PayloadGen::new(&v, &k.unwrap(), 0, "orders").err().unwrap();
+        assert_eq!(e.code, crate::schema::RECORD_INVALID, "{}", e.message);
     }
 }

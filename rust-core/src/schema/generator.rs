@@ -1,7 +1,10 @@
 //! The per-thread generator that every format's plan runs in: the plan (a tree built once from the schema and the
 //! field rules), the random source and the number of the next record (`seq(…)` and `{seq}` count from it).
 
-use super::rules::{SeqState, ValueRule};
+use std::collections::BTreeSet;
+
+use super::rules::{FieldRules, Rules, SeqState, ValueRule};
+use crate::error::EngineError;
 use crate::template::Template;
 
 /// A format's generation plan, which makes one record at a time.
@@ -20,7 +23,7 @@ pub struct Generator<P> {
     seq: u64,
 }
 
-impl<P: Plan> Generator<P> {
+impl<P> Generator<P> {
     /// Starts at record 0 with a random seed.
     pub(super) fn of(plan: P) -> Generator<P> {
         Generator { plan, rng: fastrand::Rng::new(), seq: 0 }
@@ -32,11 +35,19 @@ impl<P: Plan> Generator<P> {
         self
     }
 
-    /// The next record.
-    pub fn next_record(&mut self) -> P::Record {
+    /// Runs `make` on the plan for the next record (its number counts up): for a plan that writes its record
+    /// straight into a buffer instead of returning it.
+    pub(super) fn next_with<R>(&mut self, make: impl FnOnce(&mut P, &mut fastrand::Rng, u64) -> R) -> R {
         let seq = self.seq;
         self.seq += 1;
-        self.plan.generate(&mut self.rng, seq)
+        make(&mut self.plan, &mut self.rng, seq)
+    }
+}
+
+impl<P: Plan> Generator<P> {
+    /// The next record.
+    pub fn next_record(&mut self) -> P::Record {
+        self.next_with(|plan, rng, seq| plan.generate(rng, seq))
     }
 }
 
@@ -92,4 +103,51 @@ impl<V: RuleValue<K>, K> Rule<V, K> {
 /// The value of a node's rule, or None when it has none (it draws at random).
 pub fn ruled<V: RuleValue<K>, K>(rule: &mut Option<Rule<V, K>>, rng: &mut fastrand::Rng, seq: u64) -> Option<V> {
     rule.as_mut().map(|r| r.value(rng, seq))
+}
+
+/// A planner's error: the rule path where it went wrong and what is wrong (the setting's name goes in front later).
+pub type PlanError = (String, String);
+
+/// The rules of no field.
+static NO_RULES: FieldRules = FieldRules { value: None, range: None, length: None, size: None, null_ratio: None };
+
+/// What every format's planner carries through its schema: the rules, and the field paths it met (a rule that names
+/// none of them is refused at the end).
+pub struct Walk<'a> {
+    rules: &'a Rules,
+    known: BTreeSet<String>,
+}
+
+impl<'a> Walk<'a> {
+    /// A walk with no field met yet.
+    pub fn new(rules: &'a Rules) -> Walk<'a> {
+        Walk { rules, known: BTreeSet::new() }
+    }
+
+    /// The rules of the field at `path` (none for the root or a field without rules).
+    pub fn at(&self, path: &str) -> &'a FieldRules {
+        if path.is_empty() {
+            return &NO_RULES;
+        }
+        self.rules.get(path).unwrap_or(&NO_RULES)
+    }
+
+    /// Notes that the schema has a field at `path`.
+    pub fn visit(&mut self, path: &str) {
+        self.known.insert(path.to_string());
+    }
+
+    /// Ends the walk: fails on a rule of `what` that names no field the walk met.
+    pub fn finish(self, what: &str) -> Result<(), EngineError> {
+        self.rules.check_paths(&self.known, what)
+    }
+}
+
+/// The path of field `name` below `path` (`name` itself at the root).
+pub fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
 }

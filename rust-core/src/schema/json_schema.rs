@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Number, Value as Json};
 
-use super::generator::{ruled, Generator, Plan, Rule, RuleValue};
+use super::generator::{join, ruled, Generator, Plan, PlanError, Rule, RuleValue, Walk};
 use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
@@ -148,14 +148,14 @@ pub struct JsonPlan(Node);
 impl JsonGenerator {
     /// Builds the plan; fails on rules that do not fit or keywords that cannot be generated.
     pub fn new(doc: &JsonSchemaDoc, rules: &Rules, what: &str) -> Result<JsonGenerator, EngineError> {
-        let mut known = BTreeSet::new();
-        let root = plan(doc, &doc.schema, rules, "", 0, &mut known).map_err(|(path, m)| {
+        let mut walk = Walk::new(rules);
+        let root = plan(doc, &doc.schema, &mut walk, "", 0).map_err(|(path, m)| {
             EngineError::config(format!(
                 "{what}: {}{m}",
                 if path.is_empty() { String::new() } else { format!("{path}: ") }
             ))
         })?;
-        rules.check_paths(&known, what)?;
+        walk.finish(what)?;
         Ok(Generator::of(JsonPlan(root)))
     }
 
@@ -184,16 +184,7 @@ fn types_of(node: &Json) -> Vec<&str> {
     }
 }
 
-type PlanError = (String, String);
-
-fn plan(
-    doc: &JsonSchemaDoc,
-    node: &Json,
-    rules: &Rules,
-    path: &str,
-    depth: usize,
-    known: &mut BTreeSet<String>,
-) -> Result<Node, PlanError> {
+fn plan(doc: &JsonSchemaDoc, node: &Json, walk: &mut Walk, path: &str, depth: usize) -> Result<Node, PlanError> {
     let err = |m: String| (path.to_string(), m);
     if depth > MAX_DEPTH {
         return Err(err(format!(
@@ -201,8 +192,7 @@ fn plan(
         )));
     }
     let node = doc.resolve(node).map_err(err)?;
-    let empty = FieldRules::default();
-    let r = if path.is_empty() { &empty } else { rules.get(path).unwrap_or(&empty) };
+    let r = walk.at(path);
     if let Some(c) = node.get("const") {
         return Ok(Node::Ruled(Rule::Fixed(c.clone())));
     }
@@ -221,8 +211,7 @@ fn plan(
     }
     for key in ["oneOf", "anyOf"] {
         if let Some(Json::Array(branches)) = node.get(key) {
-            let nodes =
-                branches.iter().map(|b| plan(doc, b, rules, path, depth + 1, known)).collect::<Result<Vec<_>, _>>()?;
+            let nodes = branches.iter().map(|b| plan(doc, b, walk, path, depth + 1)).collect::<Result<Vec<_>, _>>()?;
             if nodes.is_empty() {
                 return Err(err(format!("an empty {key} cannot be generated")));
             }
@@ -277,7 +266,7 @@ fn plan(
         }
         Some("array") => {
             let items = match node.get("items") {
-                Some(i) => plan(doc, i, rules, path, depth + 1, known)?,
+                Some(i) => plan(doc, i, walk, path, depth + 1)?,
                 None => Node::Str { kind: StrKind::Plain, len: (8, 16), leaf: None },
             };
             let min = node.get("minItems").and_then(Json::as_u64).map(|v| v as usize);
@@ -299,10 +288,10 @@ fn plan(
             let mut props = Vec::new();
             if let Some(Json::Object(map)) = node.get("properties") {
                 for (name, sub) in map {
-                    let sub_path = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
-                    known.insert(sub_path.clone());
-                    let child = plan(doc, sub, rules, &sub_path, depth + 1, known)?;
-                    let ratio = rules.get(&sub_path).and_then(|r| r.null_ratio).unwrap_or(DEFAULT_NULL_RATIO);
+                    let sub_path = join(path, name);
+                    walk.visit(&sub_path);
+                    let child = plan(doc, sub, walk, &sub_path, depth + 1)?;
+                    let ratio = walk.at(&sub_path).null_ratio.unwrap_or(DEFAULT_NULL_RATIO);
                     let child_nullable = matches!(child, Node::Nullable { .. });
                     let absent_ratio = (!required.contains(name.as_str()) && !child_nullable).then_some(ratio);
                     props.push(Prop { name: name.clone(), absent_ratio, node: child });

@@ -13,6 +13,7 @@
 //! | `value.schema.subject` + `value.schema.version` | schema from the registry instead (`latest` or a number) |
 //! | `value.schema.rules` / `value.schema.rules.file` | field rules (see [`rules`]) |
 //! | `value.schema.input` | `generate` (default) or `jmeter` (encode the sample's JSON value) |
+//! | `key.schema.input` | `generate` (default) or `jmeter` (encode the `key` parameter's JSON, once per thread) |
 //! | `value.subject.name.strategy` | `topic` (default), `record` or `topic-record` |
 //! | `value.schema.framing` | `registry` (magic byte + id; default with a registry URL) or `none` |
 //! | `schema.registry.url` | Confluent-compatible API, e.g. `http://host:8081/apis/ccompat/v7` |
@@ -24,6 +25,7 @@
 //! | consumer: `value.assert` | `field.path=expected` checked on every decoded record |
 
 pub mod avro;
+mod avro_binary;
 pub mod generator;
 pub mod json_schema;
 pub mod protobuf;
@@ -341,11 +343,6 @@ impl EncoderSettings {
                 )))
             }
         };
-        if role == Role::Key && input == Input::Jmeter {
-            return Err(EngineError::config(
-                "key.schema.input=jmeter is not supported: the sample carries one value; keys are generated from their schema",
-            ));
-        }
         let framed = framing(s, p, registry.is_some())?;
         Ok(Some(EncoderSettings {
             role,
@@ -535,7 +532,10 @@ impl RecordEncoder {
         out.clear();
         out.extend_from_slice(&self.header);
         match (&mut self.generator, &self.schema) {
-            (Some(Generator::Avro(g)), ParsedSchema::Avro(s)) => g.next_into(s, out),
+            (Some(Generator::Avro(g)), ParsedSchema::Avro(_)) => {
+                g.next_into(out);
+                Ok(())
+            }
             (Some(Generator::Json(g)), ParsedSchema::Json(s)) => g.next_into(s, out),
             (Some(Generator::Proto(g)), ParsedSchema::Proto(s)) => g.next_into(s, out),
             (None, schema) => {
@@ -758,13 +758,17 @@ impl RecordDecoder {
     }
 }
 
+/// Settings as the sampler hands them over, from `(name, value)` pairs (tests of the schema settings and payloads).
+#[cfg(test)]
+pub(crate) fn settings_of(items: &[(&'static str, &'static str)]) -> BTreeMap<&'static str, &'static str> {
+    items.iter().copied().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn map(items: &[(&'static str, &'static str)]) -> BTreeMap<&'static str, &'static str> {
-        items.iter().copied().collect()
-    }
+    use super::settings_of as map;
 
     #[test]
     fn settings_explain_what_is_missing() {

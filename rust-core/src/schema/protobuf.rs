@@ -5,7 +5,7 @@
 //! `optional` fields are left unset at the `null` ratio). `google.protobuf.Timestamp` and `Duration` get
 //! valid values (a time within the past year; nanos below 10^9).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -16,7 +16,7 @@ use prost_reflect::{
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 use serde_json::Value as Json;
 
-use super::generator::{Generator, Plan, Rule, RuleValue};
+use super::generator::{join, Generator, Plan, PlanError, Rule, RuleValue, Walk};
 use super::rules::{pick_len, random_text, FieldRules, Rules, ValueRule};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
@@ -248,10 +248,10 @@ type Leaf = Rule<Value, Kind>;
 impl ProtoGenerator {
     /// Builds the plan; fails on rules that do not fit.
     pub fn new(schema: &ProtoSchema, rules: &Rules, what: &str) -> Result<ProtoGenerator, EngineError> {
-        let mut known = BTreeSet::new();
-        let root = plan_message(&schema.message, rules, "", 0, &mut known)
+        let mut walk = Walk::new(rules);
+        let root = plan_message(&schema.message, &mut walk, "", 0)
             .map_err(|(path, m)| EngineError::config(format!("{what}: {path}: {m}")))?;
-        rules.check_paths(&known, what)?;
+        walk.finish(what)?;
         Ok(Generator::of(root))
     }
 
@@ -270,15 +270,7 @@ impl Plan for MessagePlan {
     }
 }
 
-type PlanError = (String, String);
-
-fn plan_message(
-    desc: &MessageDescriptor,
-    rules: &Rules,
-    path: &str,
-    depth: usize,
-    known: &mut BTreeSet<String>,
-) -> Result<MessagePlan, PlanError> {
+fn plan_message(desc: &MessageDescriptor, walk: &mut Walk, path: &str, depth: usize) -> Result<MessagePlan, PlanError> {
     let special = match desc.full_name() {
         "google.protobuf.Timestamp" => Special::Timestamp,
         "google.protobuf.Duration" => Special::Duration,
@@ -294,21 +286,19 @@ fn plan_message(
     let mut oneofs: HashMap<String, Vec<FieldPlan>> = HashMap::new();
     let mut oneof_order = Vec::new();
     for field in desc.fields() {
-        let field_path = if path.is_empty() { field.name().to_string() } else { format!("{path}.{}", field.name()) };
-        known.insert(field_path.clone());
-        let empty = FieldRules::default();
-        let r = rules.get(&field_path).unwrap_or(&empty);
+        let field_path = join(path, field.name());
+        walk.visit(&field_path);
+        let r = walk.at(&field_path);
         let err = |m: String| (field_path.clone(), m);
         let shape = if field.is_map() {
             let Kind::Message(entry) = field.kind() else { unreachable!("a map field's kind is its entry message") };
-            let key =
-                plan_single(&entry.map_entry_key_field(), &FieldRules::default(), rules, &field_path, depth, known)?;
-            let value = plan_single(&entry.map_entry_value_field(), r, rules, &field_path, depth, known)?;
+            let key = plan_single(&entry.map_entry_key_field(), walk.at(""), walk, &field_path, depth)?;
+            let value = plan_single(&entry.map_entry_value_field(), r, walk, &field_path, depth)?;
             Shape::Map(r.size.unwrap_or((1, 3)), key, value)
         } else if field.is_list() {
-            Shape::List(r.size.unwrap_or((1, 3)), plan_single(&field, r, rules, &field_path, depth, known)?)
+            Shape::List(r.size.unwrap_or((1, 3)), plan_single(&field, r, walk, &field_path, depth)?)
         } else {
-            Shape::Single(plan_single(&field, r, rules, &field_path, depth, known)?)
+            Shape::Single(plan_single(&field, r, walk, &field_path, depth)?)
         };
         let real_oneof = field.containing_oneof().filter(|o| !o.is_synthetic());
         let optional = field.supports_presence() && real_oneof.is_none() && !matches!(field.kind(), Kind::Message(_));
@@ -340,10 +330,9 @@ fn plan_message(
 fn plan_single(
     field: &FieldDescriptor,
     r: &FieldRules,
-    rules: &Rules,
+    walk: &mut Walk,
     path: &str,
     depth: usize,
-    known: &mut BTreeSet<String>,
 ) -> Result<Gen, PlanError> {
     let err = |m: String| (path.to_string(), m);
     let kind = field.kind();
@@ -368,7 +357,7 @@ fn plan_single(
         Kind::String => Gen::Str(r.length.unwrap_or((8, 16))),
         Kind::Bytes => Gen::Bytes(r.length.unwrap_or((8, 16))),
         Kind::Enum(e) => Gen::Enum(e.values().map(|v| v.number()).collect()),
-        Kind::Message(m) => Gen::Message(Box::new(plan_message(m, rules, path, depth + 1, known)?)),
+        Kind::Message(m) => Gen::Message(Box::new(plan_message(m, walk, path, depth + 1)?)),
     })
 }
 
