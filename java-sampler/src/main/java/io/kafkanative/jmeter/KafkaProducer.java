@@ -49,7 +49,7 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
             side("value", List.of("SchemaFile", "SchemaMessage", "SchemaSubject", "SchemaVersion", "SchemaRules",
                     "SchemaRulesFile", "SchemaInput", "SubjectNameStrategy", "SchemaFraming"), SCHEMA_CHOICES),
             side("key", List.of("SchemaFile", "SchemaMessage", "SchemaSubject", "SchemaVersion", "SchemaRules",
-                    "SchemaRulesFile", "SubjectNameStrategy", "SchemaFraming"), SCHEMA_CHOICES),
+                    "SchemaRulesFile", "SchemaInput", "SubjectNameStrategy", "SchemaFraming"), SCHEMA_CHOICES),
             REGISTRY,
             List.of(
             ElementSetting.choice("autoRegisterSchemas", "auto.register.schemas", "schema", "", Choices.BOOLEAN),
@@ -78,7 +78,7 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
     private String topic, timeoutMs, extraProperties, partition, topicCreate, topicPartitions, topicReplication,
             valueMode, recordSize, valueTemplate, payloadFile, value, keyMode, key, headers, stampTime,
             valueSchemaSubject, valueSchemaVersion, valueSchemaRules, valueSchemaRulesFile, valueSchemaInput,
-            valueSubjectNameStrategy, keySchemaSubject, keySchemaVersion, keySchemaRules, keySchemaRulesFile,
+            valueSubjectNameStrategy, keySchemaSubject, keySchemaVersion, keySchemaRules, keySchemaRulesFile, keySchemaInput,
             keySubjectNameStrategy, autoRegisterSchemas, policy, acks, retries, enableIdempotence, lingerMs, batchSize,
             compressionType, producerScope, producerPoolSize, messagesPerSample, targetRate, preflight, audit, auditTimeoutMs,
             valueSchemaFile, valueSchemaMessage, valueSchemaFraming, keySchemaFile, keySchemaMessage, keySchemaFraming,

@@ -232,14 +232,10 @@ class ElementsBeanInfoTest {
         KafkaConnection.SETTINGS.forEach(setting -> fields.add(setting.key()));
         // Filled in by the element itself at the thread's first sample.
         Set<String> automatic = Set.of(ProducerParameters.THREAD_NUMBER, ProducerParameters.THREAD_COUNT);
-        // The engine takes only "generate", its default, for keys (one value per sample, and it is the value's):
-        // a field could offer nothing else.
-        Set<String> singleValued = Set.of("key.schema.input");
         List<String> engine = List.of(NativeEngine.settingNames(kind));
         assertTrue(engine.contains("topic") && engine.size() > 5, kind + ": " + engine);
         List<String> missing = engine.stream()
                 .filter(name -> !fields.contains(name) && !automatic.contains(name))
-                .filter(name -> !singleValued.contains(name))
                 .toList();
         assertEquals(List.of(), missing, kind + " element: engine settings without a field");
     }
