@@ -1,6 +1,8 @@
 //! The schema support against a REAL registry: Apicurio Registry started by `scripts/registry start`
 //! (in a private network namespace, see tests/schema/run.sh). Without a registry answering at
-//! $SCHEMA_REGISTRY_URL (default http://127.0.0.1:8081/apis/ccompat/v7) every test prints why and returns.
+//! $SCHEMA_REGISTRY_URL (default http://127.0.0.1:8081/apis/ccompat/v7) every test prints why and returns, or fails
+//! when SCHEMA_REGISTRY_REQUIRED is set (as tests/schema/run.sh sets it). The skip line goes to the terminal, past the
+//! harness's capture, as the broker tier's does:
 //!
 //!     unshare -n bash -c 'ip link set lo up && scripts/registry start --tls && \
 //!       cargo test --release --locked -p kafka-native --test schema_registry; scripts/registry stop'
@@ -24,8 +26,15 @@ fn registry() -> Option<String> {
     let url = registry_url();
     match ureq::get(&format!("{url}/subjects")).call() {
         Ok(_) => Some(url),
+        Err(e) if std::env::var_os("SCHEMA_REGISTRY_REQUIRED").is_some() => {
+            panic!("no schema registry answers at {url} ({e}), and SCHEMA_REGISTRY_REQUIRED is set")
+        }
         Err(e) => {
-            eprintln!("SKIPPED: no schema registry answers at {url} ({e}); start one with scripts/registry start");
+            // Straight to stderr: the harness captures eprintln! of a passing test, and a skip must be seen.
+            use std::io::Write;
+            let line =
+                format!("SKIPPED: no schema registry answers at {url} ({e}); start one with scripts/registry start\n");
+            let _ = std::io::stderr().write_all(line.as_bytes());
             None
         }
     }

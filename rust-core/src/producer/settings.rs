@@ -387,10 +387,10 @@ mod tests {
     fn the_pool_size_defaults_to_a_few_producers_and_is_bounded() {
         assert_eq!(parse(&pairs(&[])).unwrap().pool_size, DEFAULT_POOL_SIZE);
         assert_eq!(parse(&pairs(&[("producer.pool.size", "1")])).unwrap().pool_size, 1);
-        let e = err(&[("producer.pool.size", "0")]);
-        assert!(e.contains("producer.pool.size"), "{e}");
-        let e = err(&[("producer.pool.size", "many")]);
-        assert!(e.contains("producer.pool.size"), "{e}");
+        for bad in ["0", "many"] {
+            let e = err(&[("producer.pool.size", bad)]);
+            assert!(e.contains("producer.pool.size"), "{e}");
+        }
     }
 
     #[test]
@@ -431,12 +431,10 @@ mod tests {
 
     #[test]
     fn invalid_value_names_the_key_and_the_value() {
-        let m = err(&[("acks", "banana")]);
-        assert!(m.starts_with("acks: 'banana' is not valid"), "{m}");
-        let m = err(&[("timeout.ms", "soon")]);
-        assert!(m.starts_with("timeout.ms: 'soon' is not valid"), "{m}");
-        let m = err(&[("compression.type", "rar")]);
-        assert!(m.starts_with("compression.type: 'rar' is not valid"), "{m}");
+        for (key, value) in [("acks", "banana"), ("timeout.ms", "soon"), ("compression.type", "rar")] {
+            let m = err(&[(key, value)]);
+            assert!(m.starts_with(&format!("{key}: '{value}' is not valid")), "{m}");
+        }
     }
 
     #[test]
