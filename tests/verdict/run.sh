@@ -123,7 +123,7 @@ PY
 # The generator's warning: its limits lowered so that this run's CPU passes them, and a control with limits above
 # anything measurable (no warning).
 generator() {
-  exit_is 0 run hot -Jloops=1500 -Jkafka.generator.cpu.limit=0.01 -Jkafka.generator.machine.cpu.limit=101 &&
+  exit_is 0 run hot -Jloops=1500 -Jtarget.rate=500 -Jkafka.generator.cpu.limit=0.01 -Jkafka.generator.machine.cpu.limit=101 &&
     grep -q "^WARNING the load generator was the bottleneck: JMeter's process (engine included) used .* of the .* cores on average (limit 0.01%, kafka.generator.cpu.limit)" "$out/hot.out" &&
     grep -q "the load generator was the bottleneck" "$out/hot.log" &&
     exit_is 0 run cool -Jkafka.generator.cpu.limit=101 -Jkafka.generator.machine.cpu.limit=101 &&
