@@ -1,5 +1,14 @@
 package io.kafkanative.jmeter;
 
+import static io.kafkanative.jmeter.ResultLayout.Producer.ACKED;
+import static io.kafkanative.jmeter.ResultLayout.Producer.BYTES_SENT;
+import static io.kafkanative.jmeter.ResultLayout.Producer.ELAPSED_MICROS;
+import static io.kafkanative.jmeter.ResultLayout.Producer.FAILED;
+import static io.kafkanative.jmeter.ResultLayout.Producer.OFFSET;
+import static io.kafkanative.jmeter.ResultLayout.Producer.PARTITION;
+import static io.kafkanative.jmeter.ResultLayout.Producer.SENT;
+
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
@@ -75,7 +84,7 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
 
     @Override
     protected void call(long handle, long start, String value, KafkaSampleResult result) {
-        result.describeSend(start, NativeProducer.send(handle, value, out), out);
+        describeSend(result, start, NativeProducer.send(handle, value, out), out);
     }
 
     @Override
@@ -83,5 +92,46 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
         // A stopped test wants to end now: waiting for acks that may never come (broker down) would hold up
         // JMeter, which tears its samplers down one after the other.
         return NativeProducer.close(handle, interrupted ? 0 : closeTimeoutMs);
+    }
+
+    /**
+     * Fills in what {@link NativeProducer#send} reported.
+     *
+     * @param result the sample to fill in
+     * @param start when the send was called (epoch millis)
+     * @param error null if every message was acked, else the first failure
+     * @param out   the counters send filled in
+     */
+    static void describeSend(KafkaSampleResult result, long start, EngineError error, long[] out) {
+        // The engine's own send -> ack time, not the time around the JNI call. JMeter's time stamp is the start
+        // or (by default) the end of the sample, depending on its property sampleresult.timestamp.start.
+        long elapsedMillis = Math.round(out[ELAPSED_MICROS] / 1000.0);
+        result.setStampAndTime(result.isStampedAtStart() ? start : start + elapsedMillis, elapsedMillis);
+        result.setLatency(elapsedMillis);
+        result.setSentBytes(out[BYTES_SENT]);
+
+        long acked = out[ACKED];
+        long failed = out[FAILED];
+        // Never 0: JMeter divides by it; messages that failed before being sent still count.
+        long messages = Math.max(1, Math.max(out[SENT], acked + failed));
+        result.setSampleCount((int) messages);
+        result.setFailedMessages((int) failed);
+
+        String where = "partition=" + out[PARTITION] + " offset=" + out[OFFSET];
+        if (error == null) {
+            result.setSuccessful(true);
+            result.setResponseCode("OK");
+            String lastAck = "partition " + out[PARTITION] + ", offset " + out[OFFSET];
+            result.setResponseMessage(
+                    messages == 1 ? "acked: " + lastAck : messages + " acked, the last at " + lastAck);
+            result.setResponseData(where, StandardCharsets.UTF_8.name());
+        } else {
+            result.setSuccessful(false);
+            result.setResponseCode(error.code());
+            result.setResponseMessage(messages == 1 ? error.message()
+                    : Math.max(1, failed) + " of " + messages + " failed: " + error.code() + ": " + error.message());
+            result.setResponseData(where + "\n" + error.code() + ": " + error.message(),
+                    StandardCharsets.UTF_8.name());
+        }
     }
 }

@@ -84,7 +84,7 @@ class KafkaSampleResultTest {
                                               long bytes, long partition, long offset) {
         long[] out = {sent, acked, failed, micros, bytes, partition, offset, 0};
         KafkaSampleResult result = new KafkaSampleResult();
-        result.describeSend(START, error, out);
+        KafkaProducerSampler.describeSend(result, START, error, out);
         return result;
     }
 }
