@@ -3,12 +3,14 @@ package io.kafkanative.jmeter;
 import java.beans.IntrospectionException;
 import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.apache.jmeter.JMeter;
 import org.apache.jmeter.testbeans.BeanInfoSupport;
+import org.slf4j.LoggerFactory;
 
 /**
  * The form of a Kafka element, built from its {@link ElementSetting} table: one group per setting group, in table
@@ -27,7 +29,7 @@ abstract class KafkaBeanInfo extends BeanInfoSupport {
         groups.forEach((group, names) -> createPropertyGroup(group, names.toArray(new String[0])));
         // The samplers read their settings once per thread; the Connection (a config element) keeps JMeter's
         // preparation, which is how its fields are filled before it registers.
-        boolean sampler = KafkaElement.class.isAssignableFrom(element);
+        boolean readOnce = KafkaElement.class.isAssignableFrom(element) && withoutGui();
         for (ElementSetting setting : settings) {
             PropertyDescriptor p = property(setting.property());
             p.setValue(NOT_UNDEFINED, Boolean.TRUE);
@@ -39,10 +41,28 @@ abstract class KafkaBeanInfo extends BeanInfoSupport {
             if (setting.editor() != null) {
                 p.setPropertyEditorClass(setting.editor());
             }
-            if (sampler && JMeter.isNonGUI() && !setting.perSample()) {
+            if (readOnce && !setting.perSample()) {
                 preparedOnlyOnce(p);
             }
         }
+        if (readOnce) {
+            LoggerFactory.getLogger(element).info("{}: settings are read once per thread; JMeter prepares only {} "
+                    + "before each sample (no GUI in this JVM)", element.getSimpleName(), settings.stream()
+                    .filter(ElementSetting::perSample).map(ElementSetting::property).toList());
+        }
+    }
+
+    /**
+     * Whether this JVM runs tests with no GUI to show the forms: {@code jmeter -n} (JMeter's own flag, set before a
+     * plan is loaded) or a {@code jmeter-server} engine, which JMeter starts with {@code -s} and does not flag.
+     */
+    static boolean withoutGui() {
+        return JMeter.isNonGUI() || serverEngine(System.getProperty("sun.java.command", ""));
+    }
+
+    /** Whether a JVM's command line (the launcher's arguments) starts JMeter as a remote engine. */
+    static boolean serverEngine(String command) {
+        return Arrays.stream(command.trim().split("\\s+")).anyMatch(a -> a.equals("-s") || a.equals("--server"));
     }
 
     /**

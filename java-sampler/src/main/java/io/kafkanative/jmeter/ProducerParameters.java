@@ -46,7 +46,8 @@ final class ProducerParameters {
             new Parameter("linger.ms", "0"),
             new Parameter("batch.size", ""),
             new Parameter("compression.type", "none"),
-            new Parameter("producer.scope", "test"),          // test (one shared producer) | thread
+            new Parameter("producer.scope", "test"),          // test (a shared pool of producers) | thread
+            new Parameter("producer.pool.size", ""),          // with scope test; blank: 4
             new Parameter(TIMEOUT_MS, ""),                    // blank: from policy (3000 capacity, 30000 reliability)
             new Parameter("messages.per.sample", "1"),
             new Parameter(VALUE_MODE, "fixed"),               // fixed | template | file | jmeter | avro | json-schema | protobuf

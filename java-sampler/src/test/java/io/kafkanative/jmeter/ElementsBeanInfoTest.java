@@ -132,6 +132,16 @@ class ElementsBeanInfoTest {
                 preparedBeforeEverySample(element, false), element.getSimpleName() + " in the GUI: every setting");
     }
 
+    /** A jmeter-server engine (which JMeter does not flag as non-GUI) is recognised from its command line. */
+    @Test
+    void aRemoteEngineIsAJvmWithoutGui() {
+        assertTrue(KafkaBeanInfo.serverEngine("/opt/jmeter/bin/ApacheJMeter.jar -Dserver_port=1099 -s -j s.log"));
+        assertTrue(KafkaBeanInfo.serverEngine("ApacheJMeter.jar --server"));
+        assertFalse(KafkaBeanInfo.serverEngine("/opt/jmeter/bin/ApacheJMeter.jar -t plan.jmx"));
+        assertFalse(KafkaBeanInfo.serverEngine("ApacheJMeter.jar -n -t plan-s.jmx -Jname=-s-x"));
+        assertFalse(KafkaBeanInfo.serverEngine(""));
+    }
+
     /** The Connection's fields are filled by JMeter's preparation before it registers: it keeps every one. */
     @Test
     void theConnectionIsPreparedInFullAlsoOutsideTheGui() throws IntrospectionException {

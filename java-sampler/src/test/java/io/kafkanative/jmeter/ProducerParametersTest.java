@@ -40,6 +40,7 @@ class ProducerParametersTest {
         expected.put("batch.size", "");
         expected.put("compression.type", "none");
         expected.put("producer.scope", "test");
+        expected.put("producer.pool.size", "");
         expected.put("timeout.ms", ""); // blank: the policy decides (3000 capacity, 30000 reliability)
         expected.put("messages.per.sample", "1");
         expected.put("value.mode", "fixed");
