@@ -225,6 +225,7 @@ impl Source {
     }
 }
 
+/// A table row: the metric's kind is its source's.
 const fn metric(name: &'static str, source: Source, about: &'static str) -> Metric {
     Metric { name, kind: source.kind(), about, source }
 }
