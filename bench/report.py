@@ -330,13 +330,19 @@ def aggregate(runs):
     return result
 
 
-def targets(workload, c):
-    """The issue's targets (benchmark results, not assertions): (text, met or None when unknown)."""
+def target_list():
+    """An empty list of targets and the function that adds one: its text and whether it was met (None: unknown)."""
     out = []
 
     def check(text, value):
         out.append({"target": text, "met": None if value is None else bool(value)})
 
+    return out, check
+
+
+def targets(workload, c):
+    """The issue's targets (benchmark results, not assertions): (text, met or None when unknown)."""
+    out, check = target_list()
     s, j, b, p = c["sampler"], c["jsr223"], c["sampler-batch"], c["perf-test"]
     e1, eb = c["engine"], c["engine-batch"]
     r = ratio(s["records_per_sec"], j["records_per_sec"])
@@ -383,11 +389,7 @@ HEAP_TOLERANCE = (1.10, 2.0)
 
 def avro_targets(c):
     """Issue 14's goals for the Avro contender (benchmark results, not assertions)."""
-    out = []
-
-    def check(text, value):
-        out.append({"target": text, "met": None if value is None else bool(value)})
-
+    out, check = target_list()
     for cid in ("sampler-avro", "sampler-avro-registry", "batch-avro", "batch-avro-registry"):
         a, b = c[cid], c[AVRO_BASE[cid]]
         if not a["runs"]:
@@ -413,12 +415,8 @@ def render_avro(entry):
         a = entry["contenders"][cid]
         if not a["runs"]:
             continue
-        name = label
-        mps = a.get("messages_per_sample")
-        if "batch" in cid and mps:
-            name += f" ({int(mps)} msg/sample)"
-        lines.append("| " + " | ".join([
-            name,
+        lines.append(table_row([
+            contender_name(cid, label, a),
             fmt(a["records_per_sec"]),
             fmt(a["avg_record_bytes"]),
             fmt(a.get("rps_vs_fixed"), 2) if cid in AVRO_BASE else "1",
@@ -432,14 +430,12 @@ def render_avro(entry):
             fmt(a["alloc_mb_per_100k"], 1) if jvm else "n/a",
             fmt(a["gc_events"]) if jvm else "n/a",
             fmt(a["gc_pause_ms"], 0) if jvm else "n/a",
-            (fmt(a["full_gcs_max"]) if a["full_gcs_max"] is not None else "n/a"),
+            full_gcs_cell(a),
             fmt(a["rss_mb"]),
-            f"{a['runs_ok']}/{a['runs']}" + (" OOM" if a["oom"] else ""),
-        ]) + " |")
+            runs_ok_cell(a),
+        ]))
     lines.append("")
-    for t in entry["targets"]:
-        mark = {True: "met", False: "MISSED", None: "unknown"}[t["met"]]
-        lines.append(f"- target: {t['target']}: **{mark}**")
+    lines += target_lines(entry)
     # the same ratio round by round (both contenders ran minutes apart at most): how much the noise moves it
     per_round = []
     for cid, base in AVRO_BASE.items():
@@ -450,9 +446,7 @@ def render_avro(entry):
             per_round.append(f"{cid} {' / '.join(rs)}")
     if per_round:
         lines.append("- × fixed per round: " + "; ".join(per_round))
-    for cid, a in entry["contenders"].items():
-        if a["problems"]:
-            lines.append(f"- problems, {LABEL[cid]}: {'; '.join(a['problems'])}")
+    lines += problem_lines(entry)
     lines += [
         "",
         "- × fixed: against the fixed-bytes contender of the same kind (JSR223, 1 msg/sample, batch, engine alone), "
@@ -466,6 +460,36 @@ def render_avro(entry):
         "",
     ]
     return lines
+
+
+def contender_name(cid, label, a):
+    """The contender's label, with its messages per sample in batch mode."""
+    mps = a.get("messages_per_sample")
+    return label + (f" ({int(mps)} msg/sample)" if "batch" in cid and mps else "")
+
+
+def table_row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
+def full_gcs_cell(a):
+    return fmt(a["full_gcs_max"]) if a["full_gcs_max"] is not None else "n/a"
+
+
+def runs_ok_cell(a):
+    return f"{a['runs_ok']}/{a['runs']}" + (" OOM" if a["oom"] else "")
+
+
+def target_lines(entry):
+    """One line per target of a workload, met or not."""
+    marks = {True: "met", False: "MISSED", None: "unknown"}
+    return [f"- target: {t['target']}: **{marks[t['met']]}**" for t in entry["targets"]]
+
+
+def problem_lines(entry):
+    """One line per contender of a workload that had problems, naming them."""
+    return [f"- problems, {LABEL[cid]}: {'; '.join(a['problems'])}" for cid, a in entry["contenders"].items()
+            if a["problems"]]
 
 
 def fmt(v, digits=0):
@@ -504,14 +528,9 @@ def render_md(result, meta):
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for cid, label, jvm in CONTENDERS:
             a = entry["contenders"][cid]
-            mps = a.get("messages_per_sample")
-            name = label
-            if cid.endswith("batch") and mps:
-                name += f" ({int(mps)} msg/sample)"
-            if cid == "perf-test":
-                name += " (1 producer)"
+            name = contender_name(cid, label, a) + (" (1 producer)" if cid == "perf-test" else "")
             lat_digits = 0 if a.get("latency_resolution") == "ms" else 2
-            lines.append("| " + " | ".join([
+            lines.append(table_row([
                 name,
                 fmt(a["records_per_sec"]),
                 fmt(a["mb_per_sec"], 2),
@@ -525,16 +544,11 @@ def render_md(result, meta):
                 fmt(a["cpu_vs_jsr223"], 2),
                 fmt(a["rss_mb"]),
                 fmt(a["gc_pause_ms"], 0) if jvm or cid == "perf-test" else "n/a",
-                (fmt(a["full_gcs_max"]) if a["full_gcs_max"] is not None else "n/a"),
-                f"{a['runs_ok']}/{a['runs']}" + (" OOM" if a["oom"] else ""),
-            ]) + " |")
+                full_gcs_cell(a),
+                runs_ok_cell(a),
+            ]))
         lines.append("")
-        for t in entry["targets"]:
-            mark = {True: "met", False: "MISSED", None: "unknown"}[t["met"]]
-            lines.append(f"- target: {t['target']}: **{mark}**")
-        probs = {cid: a["problems"] for cid, a in entry["contenders"].items() if a["problems"]}
-        for cid, p in probs.items():
-            lines.append(f"- problems, {LABEL[cid]}: {'; '.join(p)}")
+        lines += target_lines(entry) + problem_lines(entry)
         lines.append("")
     lines += [
         "Notes:",

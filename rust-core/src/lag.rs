@@ -192,13 +192,12 @@ impl LagMonitor {
         let servers = servers(&s.client);
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
         let fetch = Fetch { servers, timeout: s.timeout, advice: "" };
-        let ids =
-            metadata::consumer_topic_partitions(&self.consumer, &s.topic, Duration::ZERO, fetch)?.ok_or_else(|| {
-                EngineError::new(
-                    "UNKNOWN_TOPIC_OR_PART",
-                    format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
-                )
-            })?;
+        let ids = metadata::topic_partitions(&self.consumer, &s.topic, Duration::ZERO, fetch)?.ok_or_else(|| {
+            EngineError::new(
+                "UNKNOWN_TOPIC_OR_PART",
+                format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
+            )
+        })?;
         let mut tpl = TopicPartitionList::new();
         for p in &ids {
             tpl.add_partition(&s.topic, *p);

@@ -36,8 +36,8 @@ pub struct Metric {
     pub kind: Kind,
     /// What the figure means (listed when an unknown name is refused).
     pub about: &'static str,
-    /// Reads the figure from the run's sections, or says why it was not measured.
-    read: fn(&Value) -> Result<Measured, String>,
+    /// Where the figure is read from in the run's sections.
+    source: Source,
 }
 
 /// A measured figure, in the metric's base unit (percent, milliseconds, count).
@@ -79,37 +79,12 @@ fn producer(run: &Value) -> Result<&Value, String> {
     Ok(p)
 }
 
-/// A send->ack latency quantile of the producer, in ms; unmeasured when nothing was acknowledged.
-fn latency(run: &Value, key: &str) -> Result<Measured, String> {
-    let p = producer(run)?;
-    if number(p, &["acked"], NO_PRODUCER)? == 0.0 {
-        return Err("no message was acknowledged: there is no latency to judge".into());
-    }
-    Ok(Measured::Number(number(p, &["latency_us", key], "no latency in the producer's summary")? / 1000.0))
-}
-
-fn audit(run: &Value, key: &str) -> Result<Measured, String> {
-    let a = section(producer(run)?, "audit", NO_AUDIT)?;
-    if let Some(e) = a.get("error").and_then(Value::as_str) {
-        return Err(format!("the audit failed: {e}"));
-    }
-    if a.get("complete").and_then(Value::as_bool) == Some(false) {
-        return Err("the audit did not reach the end of the topic (raise audit.timeout.ms)".into());
-    }
-    Ok(Measured::Number(number(a, &[key], NO_AUDIT)?))
-}
-
 fn consumer(run: &Value) -> Result<&Value, String> {
     let c = section(run, "consumer", NO_CONSUMER)?;
     if number(c, &["samples"], NO_CONSUMER)? == 0.0 {
         return Err(NO_CONSUMER.into());
     }
     Ok(c)
-}
-
-fn e2e(run: &Value, key: &str) -> Result<Measured, String> {
-    let missing = "no consumed record carried a send time (kn.sent.us header or Kafka timestamp)";
-    Ok(Measured::Number(number(consumer(run)?, &["e2e_latency_us", key], missing)? / 1000.0))
 }
 
 fn lag(run: &Value) -> Result<&Value, String> {
@@ -120,7 +95,27 @@ fn lag(run: &Value) -> Result<&Value, String> {
     Ok(l)
 }
 
-fn regression(run: &Value, key: Option<&str>) -> Result<Measured, String> {
+/// A send->ack latency quantile of the producer, in ms; unmeasured when nothing was acknowledged.
+fn latency(run: &Value, key: &str) -> Result<f64, String> {
+    let p = producer(run)?;
+    if number(p, &["acked"], NO_PRODUCER)? == 0.0 {
+        return Err("no message was acknowledged: there is no latency to judge".into());
+    }
+    Ok(number(p, &["latency_us", key], "no latency in the producer's summary")? / 1000.0)
+}
+
+fn audit(run: &Value, key: &str) -> Result<f64, String> {
+    let a = section(producer(run)?, "audit", NO_AUDIT)?;
+    if let Some(e) = a.get("error").and_then(Value::as_str) {
+        return Err(format!("the audit failed: {e}"));
+    }
+    if a.get("complete").and_then(Value::as_bool) == Some(false) {
+        return Err("the audit did not reach the end of the topic (raise audit.timeout.ms)".into());
+    }
+    number(a, &[key], NO_AUDIT)
+}
+
+fn regression(run: &Value, key: Option<&str>) -> Result<f64, String> {
     let b = section(run, "baseline", NO_BASELINE)?;
     if let Some(e) = b.get("error").and_then(Value::as_str) {
         return Err(e.to_string());
@@ -134,201 +129,187 @@ fn regression(run: &Value, key: Option<&str>) -> Result<Measured, String> {
     if worse.is_empty() {
         return Err(format!("the baseline and this run have no {} figure in common", key.unwrap_or("comparable")));
     }
-    Ok(Measured::Number(worse.into_iter().fold(f64::MIN, f64::max)))
+    Ok(worse.into_iter().fold(f64::MIN, f64::max))
 }
 
-fn generator(run: &Value, path: &[&str]) -> Result<Measured, String> {
-    let g = section(run, "generator", NO_GENERATOR)?;
-    Ok(Measured::Number(number(g, path, NO_GENERATOR)?))
+/// A section of the run's summaries that metrics read figures from.
+#[derive(Clone, Copy)]
+enum Section {
+    Producer,
+    Consumer,
+    Lag,
+    Generator,
 }
 
-fn n(x: f64) -> Result<Measured, String> {
-    Ok(Measured::Number(x))
+impl Section {
+    /// The section, or why it holds nothing to judge.
+    fn of(self, run: &Value) -> Result<&Value, String> {
+        match self {
+            Section::Producer => producer(run),
+            Section::Consumer => consumer(run),
+            Section::Lag => lag(run),
+            Section::Generator => section(run, "generator", NO_GENERATOR),
+        }
+    }
+
+    /// Why a figure of the section is missing.
+    fn missing(self) -> &'static str {
+        match self {
+            Section::Producer => NO_PRODUCER,
+            Section::Consumer => NO_CONSUMER,
+            Section::Lag => NO_LAG,
+            Section::Generator => NO_GENERATOR,
+        }
+    }
 }
 
-/// Every metric a verdict may name.
+/// Where a metric's figure comes from; that also decides its kind (a latency is read in ms, a share in percent).
+#[derive(Clone, Copy)]
+enum Source {
+    /// The count or rate at this path of a section.
+    Figure(Section, &'static [&'static str]),
+    /// The percentage at this path of a section.
+    Percent(Section, &'static [&'static str]),
+    /// 100 × the first figure of a section / the second (a failure rate).
+    Share(Section, &'static str, &'static str),
+    /// A send->ack latency quantile of the producer (`latency_us`), in ms.
+    Latency(&'static str),
+    /// A quantile of how late the producer's samples started (`schedule_delay_us`), in ms.
+    ScheduleDelay(&'static str),
+    /// A produce->consume latency quantile of the consumer (`e2e_latency_us`), in ms.
+    E2e(&'static str),
+    /// A count of the producer's audit.
+    Audit(&'static str),
+    /// `growing` if any lag reading found the lag growing, else `stable`.
+    LagState,
+    /// The worst change vs the baseline in percent, of one figure or of all (None).
+    Regression(Option<&'static str>),
+}
+
+impl Source {
+    /// What the figure read is.
+    const fn kind(self) -> Kind {
+        match self {
+            Source::Figure(..) | Source::Audit(_) => Kind::Number,
+            Source::Percent(..) | Source::Share(..) | Source::Regression(_) => Kind::Percent,
+            Source::Latency(_) | Source::ScheduleDelay(_) | Source::E2e(_) => Kind::Millis,
+            Source::LagState => Kind::State(&["stable", "growing"]),
+        }
+    }
+
+    /// Reads the figure from the run's sections, or says why it was not measured.
+    fn read(self, run: &Value) -> Result<Measured, String> {
+        let x = match self {
+            Source::Figure(s, path) | Source::Percent(s, path) => number(s.of(run)?, path, s.missing())?,
+            Source::Share(s, part, whole) => {
+                let v = s.of(run)?;
+                100.0 * number(v, &[part], s.missing())? / number(v, &[whole], s.missing())?
+            }
+            Source::Latency(key) => latency(run, key)?,
+            Source::ScheduleDelay(key) => {
+                let missing = "no schedule was kept: set target.rate on the producer";
+                number(producer(run)?, &["schedule_delay_us", key], missing)? / 1000.0
+            }
+            Source::E2e(key) => {
+                let missing = "no consumed record carried a send time (kn.sent.us header or Kafka timestamp)";
+                number(consumer(run)?, &["e2e_latency_us", key], missing)? / 1000.0
+            }
+            Source::Audit(key) => audit(run, key)?,
+            Source::LagState => {
+                let growing = number(lag(run)?, &["growing_readings"], NO_LAG)? > 0.0;
+                return Ok(Measured::Word(if growing { "growing" } else { "stable" }.into()));
+            }
+            Source::Regression(key) => regression(run, key)?,
+        };
+        Ok(Measured::Number(x))
+    }
+}
+
+/// A table row: the metric's kind is its source's.
+const fn metric(name: &'static str, source: Source, about: &'static str) -> Metric {
+    Metric { name, kind: source.kind(), about, source }
+}
+
+// The table reads as a table: sections and sources by their short names.
+use Section::{Consumer, Generator, Lag, Producer};
+use Source::{Audit, E2e, Figure, LagState, Latency, Percent, Regression, ScheduleDelay, Share};
+
+/// Every metric a verdict may name, in the order they are listed.
 pub static METRICS: &[Metric] = &[
-    Metric {
-        name: "error.rate",
-        kind: Kind::Percent,
-        about: "failed messages / sent messages of the producer",
-        read: |r| {
-            let p = producer(r)?;
-            n(100.0 * number(p, &["failed"], NO_PRODUCER)? / number(p, &["sent"], NO_PRODUCER)?)
-        },
-    },
-    Metric {
-        name: "records.per.sec",
-        kind: Kind::Number,
-        about: "acknowledged records per second (first send to last ack)",
-        read: |r| n(number(producer(r)?, &["records_per_sec"], NO_PRODUCER)?),
-    },
-    Metric {
-        name: "mb.per.sec",
-        kind: Kind::Number,
-        about: "acknowledged MiB per second",
-        read: |r| n(number(producer(r)?, &["mb_per_sec"], NO_PRODUCER)?),
-    },
-    Metric {
-        name: "acked",
-        kind: Kind::Number,
-        about: "acknowledged messages",
-        read: |r| n(number(producer(r)?, &["acked"], NO_PRODUCER)?),
-    },
-    Metric {
-        name: "failed",
-        kind: Kind::Number,
-        about: "failed messages",
-        read: |r| n(number(producer(r)?, &["failed"], NO_PRODUCER)?),
-    },
-    Metric {
-        name: "retries",
-        kind: Kind::Number,
-        about: "retries librdkafka made",
-        read: |r| n(number(producer(r)?, &["retries"], NO_PRODUCER)?),
-    },
-    Metric {
-        name: "acked.after.timeout",
-        kind: Kind::Number,
-        about: "messages acknowledged after their sample had ended (timed out or stopped)",
-        read: |r| n(number(producer(r)?, &["acked_after_timeout"], NO_PRODUCER)?),
-    },
-    Metric { name: "mean", kind: Kind::Millis, about: "mean send->ack latency", read: |r| latency(r, "mean") },
-    Metric { name: "p50", kind: Kind::Millis, about: "median send->ack latency", read: |r| latency(r, "p50") },
-    Metric { name: "p95", kind: Kind::Millis, about: "95th percentile send->ack latency", read: |r| latency(r, "p95") },
-    Metric { name: "p99", kind: Kind::Millis, about: "99th percentile send->ack latency", read: |r| latency(r, "p99") },
-    Metric {
-        name: "p999",
-        kind: Kind::Millis,
-        about: "99.9th percentile send->ack latency",
-        read: |r| latency(r, "p999"),
-    },
-    Metric { name: "max", kind: Kind::Millis, about: "highest send->ack latency", read: |r| latency(r, "max") },
-    Metric {
-        name: "schedule.delay.p99",
-        kind: Kind::Millis,
-        about: "99th percentile of how late samples started (needs target.rate)",
-        read: |r| {
-            let missing = "no schedule was kept: set target.rate on the producer";
-            n(number(producer(r)?, &["schedule_delay_us", "p99"], missing)? / 1000.0)
-        },
-    },
-    Metric {
-        name: "audit.missing",
-        kind: Kind::Number,
-        about: "acknowledged messages the audit did not find",
-        read: |r| audit(r, "missing"),
-    },
-    Metric {
-        name: "audit.duplicates",
-        kind: Kind::Number,
-        about: "messages the audit found more than once",
-        read: |r| audit(r, "duplicates"),
-    },
-    Metric {
-        name: "audit.unexpected",
-        kind: Kind::Number,
-        about: "messages in the topic not from this run",
-        read: |r| audit(r, "unexpected"),
-    },
-    Metric {
-        name: "audit.unacked",
-        kind: Kind::Number,
-        about: "messages written although reported failed",
-        read: |r| audit(r, "found_unacked"),
-    },
-    Metric {
-        name: "lag",
-        kind: Kind::State(&["stable", "growing"]),
-        about: "growing if any lag sample found the lag growing (LAG_GROWING), else stable",
-        read: |r| {
-            let growing = number(lag(r)?, &["growing_readings"], NO_LAG)? > 0.0;
-            Ok(Measured::Word(if growing { "growing" } else { "stable" }.into()))
-        },
-    },
-    Metric {
-        name: "lag.max",
-        kind: Kind::Number,
-        about: "highest total lag read (records)",
-        read: |r| n(number(lag(r)?, &["max"], NO_LAG)?),
-    },
-    Metric {
-        name: "consumer.records",
-        kind: Kind::Number,
-        about: "records consumed",
-        read: |r| n(number(consumer(r)?, &["records"], NO_CONSUMER)?),
-    },
-    Metric {
-        name: "consumer.records.per.sec",
-        kind: Kind::Number,
-        about: "records consumed per second (nMsg.sec)",
-        read: |r| n(number(consumer(r)?, &["perf", "nMsg.sec"], NO_CONSUMER)?),
-    },
-    Metric {
-        name: "consumer.error.rate",
-        kind: Kind::Percent,
-        about: "failed consumer samples / consumer samples",
-        read: |r| {
-            let c = consumer(r)?;
-            n(100.0 * number(c, &["failed_samples"], NO_CONSUMER)? / number(c, &["samples"], NO_CONSUMER)?)
-        },
-    },
-    Metric {
-        name: "consumer.check.failures",
-        kind: Kind::Number,
-        about: "records that failed the consumer's content or sequence check",
-        read: |r| n(number(consumer(r)?, &["check_failures"], NO_CONSUMER)?),
-    },
-    Metric { name: "e2e.p50", kind: Kind::Millis, about: "median produce->consume latency", read: |r| e2e(r, "p50") },
-    Metric {
-        name: "e2e.p99",
-        kind: Kind::Millis,
-        about: "99th percentile produce->consume latency",
-        read: |r| e2e(r, "p99"),
-    },
-    Metric { name: "e2e.max", kind: Kind::Millis, about: "highest produce->consume latency", read: |r| e2e(r, "max") },
-    Metric {
-        name: "generator.cpu",
-        kind: Kind::Percent,
-        about: "mean CPU of the JMeter process (engine included), % of all cores",
-        read: |r| generator(r, &["process_cpu_pct", "mean"]),
-    },
-    Metric {
-        name: "machine.cpu",
-        kind: Kind::Percent,
-        about: "mean CPU of the whole machine, % of all cores",
-        read: |r| generator(r, &["machine_cpu_pct", "mean"]),
-    },
-    Metric {
-        name: "generator.gc",
-        kind: Kind::Percent,
-        about: "JVM time in GC pauses, % of the test's duration",
-        read: |r| generator(r, &["gc", "pause_pct"]),
-    },
-    Metric {
-        name: "regression",
-        kind: Kind::Percent,
-        about: "worst change vs the baseline among throughput, p50, p99 (positive = worse)",
-        read: |r| regression(r, None),
-    },
-    Metric {
-        name: "regression.throughput",
-        kind: Kind::Percent,
-        about: "throughput drop vs the baseline (positive = slower)",
-        read: |r| regression(r, Some("throughput")),
-    },
-    Metric {
-        name: "regression.p50",
-        kind: Kind::Percent,
-        about: "p50 rise vs the baseline (positive = slower)",
-        read: |r| regression(r, Some("p50")),
-    },
-    Metric {
-        name: "regression.p99",
-        kind: Kind::Percent,
-        about: "p99 rise vs the baseline (positive = slower)",
-        read: |r| regression(r, Some("p99")),
-    },
+    metric("error.rate", Share(Producer, "failed", "sent"), "failed messages / sent messages of the producer"),
+    metric(
+        "records.per.sec",
+        Figure(Producer, &["records_per_sec"]),
+        "acknowledged records per second (first send to last ack)",
+    ),
+    metric("mb.per.sec", Figure(Producer, &["mb_per_sec"]), "acknowledged MiB per second"),
+    metric("acked", Figure(Producer, &["acked"]), "acknowledged messages"),
+    metric("failed", Figure(Producer, &["failed"]), "failed messages"),
+    metric("retries", Figure(Producer, &["retries"]), "retries librdkafka made"),
+    metric(
+        "acked.after.timeout",
+        Figure(Producer, &["acked_after_timeout"]),
+        "messages acknowledged after their sample had ended (timed out or stopped)",
+    ),
+    metric("mean", Latency("mean"), "mean send->ack latency"),
+    metric("p50", Latency("p50"), "median send->ack latency"),
+    metric("p95", Latency("p95"), "95th percentile send->ack latency"),
+    metric("p99", Latency("p99"), "99th percentile send->ack latency"),
+    metric("p999", Latency("p999"), "99.9th percentile send->ack latency"),
+    metric("max", Latency("max"), "highest send->ack latency"),
+    metric(
+        "schedule.delay.p99",
+        ScheduleDelay("p99"),
+        "99th percentile of how late samples started (needs target.rate)",
+    ),
+    metric("audit.missing", Audit("missing"), "acknowledged messages the audit did not find"),
+    metric("audit.duplicates", Audit("duplicates"), "messages the audit found more than once"),
+    metric("audit.unexpected", Audit("unexpected"), "messages in the topic not from this run"),
+    metric("audit.unacked", Audit("found_unacked"), "messages written although reported failed"),
+    metric("lag", LagState, "growing if any lag sample found the lag growing (LAG_GROWING), else stable"),
+    metric("lag.max", Figure(Lag, &["max"]), "highest total lag read (records)"),
+    metric("consumer.records", Figure(Consumer, &["records"]), "records consumed"),
+    metric(
+        "consumer.records.per.sec",
+        Figure(Consumer, &["perf", "nMsg.sec"]),
+        "records consumed per second (nMsg.sec)",
+    ),
+    metric(
+        "consumer.error.rate",
+        Share(Consumer, "failed_samples", "samples"),
+        "failed consumer samples / consumer samples",
+    ),
+    metric(
+        "consumer.check.failures",
+        Figure(Consumer, &["check_failures"]),
+        "records that failed the consumer's content or sequence check",
+    ),
+    metric("e2e.p50", E2e("p50"), "median produce->consume latency"),
+    metric("e2e.p99", E2e("p99"), "99th percentile produce->consume latency"),
+    metric("e2e.max", E2e("max"), "highest produce->consume latency"),
+    metric(
+        "generator.cpu",
+        Percent(Generator, &["process_cpu_pct", "mean"]),
+        "mean CPU of the JMeter process (engine included), % of all cores",
+    ),
+    metric(
+        "machine.cpu",
+        Percent(Generator, &["machine_cpu_pct", "mean"]),
+        "mean CPU of the whole machine, % of all cores",
+    ),
+    metric("generator.gc", Percent(Generator, &["gc", "pause_pct"]), "JVM time in GC pauses, % of the test's duration"),
+    metric(
+        "regression",
+        Regression(None),
+        "worst change vs the baseline among throughput, p50, p99 (positive = worse)",
+    ),
+    metric(
+        "regression.throughput",
+        Regression(Some("throughput")),
+        "throughput drop vs the baseline (positive = slower)",
+    ),
+    metric("regression.p50", Regression(Some("p50")), "p50 rise vs the baseline (positive = slower)"),
+    metric("regression.p99", Regression(Some("p99")), "p99 rise vs the baseline (positive = slower)"),
 ];
 
 /// A comparison of a criterion.
@@ -525,7 +506,7 @@ pub fn evaluate(criteria: &[Criterion], run: &Value) -> Vec<Outcome> {
     criteria
         .iter()
         .map(|c| {
-            let value = (c.metric.read)(run);
+            let value = c.metric.source.read(run);
             let passed = match (&value, &c.threshold) {
                 (Ok(Measured::Number(v)), Measured::Number(t)) => c.op.holds(*v, *t),
                 (Ok(Measured::Word(v)), Measured::Word(t)) => c.op.holds(v, t),

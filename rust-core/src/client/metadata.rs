@@ -57,57 +57,83 @@ fn explains(code: RDKafkaErrorCode) -> bool {
     )
 }
 
-/// [`topic_partitions`] for a consumer. A consumer's client-level errors (a failed SASL handshake, a TLS error) wait
-/// in its queue until it is polled, so after a failed fetch the queue is served once and the error, now known,
-/// explains the failure instead of "transport failure".
-pub fn consumer_topic_partitions<C: ConsumerContext + HasClientCtx>(
-    consumer: &BaseConsumer<C>,
-    topic: &str,
-    wait: Duration,
-    fetch: Fetch,
-) -> Result<Option<Vec<i32>>, EngineError> {
-    let result = topic_partitions(consumer.client(), topic, wait, fetch);
-    if result.is_err() && consumer.context().client_ctx().last_error().is_none() {
+/// A client whose metadata can be fetched: any client as it is, or a consumer, whose queued errors explain a failed
+/// fetch better than the fetch's own error.
+pub trait MetadataClient {
+    /// The client's context.
+    type Context: ClientContext + HasClientCtx;
+
+    /// The client that fetches.
+    fn metadata_client(&self) -> &Client<Self::Context>;
+
+    /// The error of a failed fetch, with what the client knows of its cause.
+    fn explain(&self, _fetch: Fetch, err: EngineError) -> EngineError {
+        err
+    }
+}
+
+impl<C: ClientContext + HasClientCtx> MetadataClient for Client<C> {
+    type Context = C;
+
+    fn metadata_client(&self) -> &Client<C> {
+        self
+    }
+}
+
+/// A consumer's client-level errors (a failed SASL handshake, a TLS error) wait in its queue until it is polled, so
+/// after a failed fetch the queue is served once and the error, now known, explains the failure instead of
+/// "transport failure".
+impl<C: ConsumerContext + HasClientCtx> MetadataClient for BaseConsumer<C> {
+    type Context = C;
+
+    fn metadata_client(&self) -> &Client<C> {
+        self.client()
+    }
+
+    fn explain(&self, fetch: Fetch, err: EngineError) -> EngineError {
+        let ctx = self.context().client_ctx();
+        if ctx.last_error().is_some() {
+            return err;
+        }
         // Nothing is assigned yet, so a poll returns no record, only the queued error events (with their code; the
         // reason is in librdkafka's latest error log line).
-        let ctx = consumer.context().client_ctx();
         for _ in 0..10 {
-            match consumer.poll(Duration::ZERO) {
+            match self.poll(Duration::ZERO) {
                 None => break,
                 Some(Err(e)) if e.rdkafka_error_code().is_some_and(explains) => {
                     let mut cause = EngineError::from_kafka(&e);
                     if let Some(line) = ctx.last_log_error() {
                         cause.message = line;
                     }
-                    return Err(fetch.no_broker(cause));
+                    return fetch.no_broker(cause);
                 }
                 Some(_) => {}
             }
         }
         if let Some(cause) = ctx.last_error() {
-            return Err(fetch.no_broker(cause));
+            return fetch.no_broker(cause);
         }
         // The error events may still sit in the main queue (served only at close): librdkafka's log line has the
         // cause already.
-        if let (Some(line), Err(e)) = (ctx.last_log_error(), &result) {
-            let code = if line.contains("SASL authentication") { "AUTHENTICATION" } else { e.code.as_str() };
-            return Err(fetch.no_broker(EngineError::new(code, line)));
+        if let Some(line) = ctx.last_log_error() {
+            let code = if line.contains("SASL authentication") { "AUTHENTICATION" } else { err.code.as_str() };
+            return fetch.no_broker(EngineError::new(code, line));
         }
+        err
     }
-    result
 }
 
 /// The partition ids of `topic`, sorted, waiting up to `wait` for a topic created a moment ago to reach the
 /// metadata; None when it still does not exist.
-pub fn topic_partitions<C: ClientContext + HasClientCtx>(
-    client: &Client<C>,
+pub fn topic_partitions(
+    client: &impl MetadataClient,
     topic: &str,
     wait: Duration,
     fetch: Fetch,
 ) -> Result<Option<Vec<i32>>, EngineError> {
     let until = Instant::now() + wait;
     loop {
-        let metadata = all_topics(client, fetch)?;
+        let metadata = all_topics(client.metadata_client(), fetch).map_err(|e| client.explain(fetch, e))?;
         if let Some(t) = metadata.topics().iter().find(|t| t.name() == topic) {
             let mut ids: Vec<i32> = t.partitions().iter().map(|p| p.id()).collect();
             ids.sort_unstable();

@@ -535,7 +535,7 @@ fn topic_partitions(
     let servers = servers(&settings.client);
     let advice = "; check bootstrap.servers and that the broker is running";
     let fetch = Fetch { servers, timeout: settings.timeout, advice };
-    metadata::consumer_topic_partitions(consumer, &settings.topic, settings.timeout, fetch)?.ok_or_else(|| {
+    metadata::topic_partitions(consumer, &settings.topic, settings.timeout, fetch)?.ok_or_else(|| {
         EngineError::new(
             "UNKNOWN_TOPIC_OR_PART",
             format!(
