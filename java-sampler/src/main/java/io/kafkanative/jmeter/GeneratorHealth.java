@@ -10,10 +10,14 @@ import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import org.apache.jmeter.util.JMeterUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The load generator's own health during a test: JMeter's process (the native engine included), sampled once a
@@ -25,23 +29,49 @@ import org.apache.jmeter.util.JMeterUtils;
  * native memory in use by malloc (glibc's mallinfo2, through the engine): librdkafka's queues and buffers, the engine's,
  * and the JVM's own mallocs, none of which the heap figures show.
  *
- * <p>The generator is reported as the bottleneck when, on average over the test, one of these passed its limit
- * (JMeter properties, in %): {@value #CPU_LIMIT} (process CPU of all cores, default {@value #DEFAULT_CPU_LIMIT}),
- * {@value #MACHINE_CPU_LIMIT} (machine CPU, default {@value #DEFAULT_MACHINE_CPU_LIMIT}: the generator then competed
- * for CPU, e.g. with brokers on the same host), {@value #GC_LIMIT} (GC pauses of the test's duration, default
- * {@value #DEFAULT_GC_LIMIT}), {@value #HEAP_LIMIT} (heap used after GC of the maximum heap, default
- * {@value #DEFAULT_HEAP_LIMIT}: full GCs follow).
+ * <p>The generator is reported as the bottleneck when, on average over the test, one of these passed its
+ * {@link Limit} (a JMeter property each, in %): process CPU of all cores, machine CPU (the generator then competed for
+ * CPU, e.g. with brokers on the same host), GC pauses of the test's duration, heap used after GC of the maximum heap
+ * (full GCs follow).
  */
 final class GeneratorHealth {
 
-    static final String CPU_LIMIT = "kafka.generator.cpu.limit";
-    static final String MACHINE_CPU_LIMIT = "kafka.generator.machine.cpu.limit";
-    static final String GC_LIMIT = "kafka.generator.gc.limit";
-    static final String HEAP_LIMIT = "kafka.generator.heap.limit";
-    static final double DEFAULT_CPU_LIMIT = 80;
-    static final double DEFAULT_MACHINE_CPU_LIMIT = 90;
-    static final double DEFAULT_GC_LIMIT = 5;
-    static final double DEFAULT_HEAP_LIMIT = 80;
+    private static final Logger LOG = LoggerFactory.getLogger(GeneratorHealth.class);
+
+    /** The limits the test's averages are judged against: a JMeter property each (in %) and its default. */
+    enum Limit {
+        PROCESS_CPU("kafka.generator.cpu.limit", 80, "process_cpu"),
+        MACHINE_CPU("kafka.generator.machine.cpu.limit", 90, "machine_cpu"),
+        GC("kafka.generator.gc.limit", 5, "gc"),
+        HEAP("kafka.generator.heap.limit", 80, "heap_after_gc");
+
+        final String property;
+        final double fallback;
+        /** Its name in the summary's {@code limits_pct} block. */
+        final String json;
+
+        Limit(String property, double fallback, String json) {
+            this.property = property;
+            this.fallback = fallback;
+            this.json = json;
+        }
+
+        /** The property's value ("85" or "85%"); blank gives the default, and so does a typo, which is logged. */
+        double value() {
+            String value = JMeterUtils.getPropDefault(property, "");
+            if (value.isBlank()) {
+                return fallback;
+            }
+            try {
+                return Double.parseDouble(value.trim().replace("%", ""));
+            } catch (NumberFormatException e) {
+                LOG.warn("{}={}: not a number (a percentage such as {}); the default {}% is used", property,
+                        value.trim(), plain(fallback), plain(fallback));
+                return fallback;
+            }
+        }
+    }
+
     /** Below this many samples (seconds) the averages say nothing: no judgement. */
     static final int MIN_SAMPLES = 2;
 
@@ -196,28 +226,32 @@ final class GeneratorHealth {
         long maxHeap = memory.getHeapMemoryUsage().getMax();
         double heapPct = maxHeap > 0 ? 100 * heapAfterGcMb.max() * MB / maxHeap : Double.NaN;
 
-        double cpuLimit = limit(CPU_LIMIT, DEFAULT_CPU_LIMIT);
-        double machineLimit = limit(MACHINE_CPU_LIMIT, DEFAULT_MACHINE_CPU_LIMIT);
-        double gcLimit = limit(GC_LIMIT, DEFAULT_GC_LIMIT);
-        double heapLimit = limit(HEAP_LIMIT, DEFAULT_HEAP_LIMIT);
+        Map<Limit, Double> limits = new EnumMap<>(Limit.class);
+        for (Limit limit : Limit.values()) {
+            limits.put(limit, limit.value());
+        }
+        double cpuLimit = limits.get(Limit.PROCESS_CPU);
+        double machineLimit = limits.get(Limit.MACHINE_CPU);
+        double gcLimit = limits.get(Limit.GC);
+        double heapLimit = limits.get(Limit.HEAP);
         List<String> reasons = new ArrayList<>();
         if (samples >= MIN_SAMPLES) {
             if (processCpu.mean() >= cpuLimit) {
                 reasons.add(String.format(Locale.ROOT, "JMeter's process (engine included) used %.0f%% of the %d cores "
-                        + "on average (limit %s%%, %s)", processCpu.mean(), cores, plain(cpuLimit), CPU_LIMIT));
+                        + "on average (limit %s%%, %s)", processCpu.mean(), cores, plain(cpuLimit), Limit.PROCESS_CPU.property));
             }
             if (machineCpu.mean() >= machineLimit) {
                 reasons.add(String.format(Locale.ROOT, "the machine's CPU was %.0f%% busy on average (limit %s%%, %s): "
                         + "the generator competed for CPU with everything else on this host", machineCpu.mean(),
-                        plain(machineLimit), MACHINE_CPU_LIMIT));
+                        plain(machineLimit), Limit.MACHINE_CPU.property));
             }
             if (gcPct >= gcLimit) {
                 reasons.add(String.format(Locale.ROOT, "GC pauses took %.1f%% of the test (%.0f ms; limit %s%%, %s): "
-                        + "give JMeter more heap (HEAP) or lower the load", gcPct, gcPauseMs, plain(gcLimit), GC_LIMIT));
+                        + "give JMeter more heap (HEAP) or lower the load", gcPct, gcPauseMs, plain(gcLimit), Limit.GC.property));
             }
             if (heapPct >= heapLimit) {
                 reasons.add(String.format(Locale.ROOT, "%.0f%% of the heap was still in use after GC (limit %s%%, %s): "
-                        + "the heap is too small for this test", heapPct, plain(heapLimit), HEAP_LIMIT));
+                        + "the heap is too small for this test", heapPct, plain(heapLimit), Limit.HEAP.property));
             }
         }
         String warning = reasons.isEmpty() ? null
@@ -237,23 +271,14 @@ final class GeneratorHealth {
         json.append(", \"used_after_gc_pct_of_max\": ").append(number(heapPct)).append('}');
         json.append(", \"rss_mb\": ").append(rssMb.json());
         json.append(", \"native_malloc_mb\": ").append(nativeMb.json());
-        json.append(", \"limits_pct\": {\"process_cpu\": ").append(number(cpuLimit));
-        json.append(", \"machine_cpu\": ").append(number(machineLimit));
-        json.append(", \"gc\": ").append(number(gcLimit));
-        json.append(", \"heap_after_gc\": ").append(number(heapLimit)).append('}');
+        json.append(", \"limits_pct\": {");
+        limits.forEach((limit, value) -> json.append(limit.ordinal() == 0 ? "" : ", ")
+                .append(string(limit.json)).append(": ").append(number(value)));
+        json.append('}');
         json.append(", \"bottleneck\": ").append(warning != null);
         json.append(", \"warning\": ").append(warning == null ? "null" : string(warning));
         json.append('}');
         return new Report(json.toString(), warning);
-    }
-
-    private static double limit(String property, double fallback) {
-        String value = JMeterUtils.getPropDefault(property, "");
-        try {
-            return value.isBlank() ? fallback : Double.parseDouble(value.trim().replace("%", ""));
-        } catch (NumberFormatException e) {
-            return fallback;
-        }
     }
 
     private static String plain(double v) {

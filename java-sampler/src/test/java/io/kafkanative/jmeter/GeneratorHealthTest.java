@@ -20,8 +20,8 @@ class GeneratorHealthTest {
 
     @AfterEach
     void defaults() {
-        JMeterUtils.setProperty(GeneratorHealth.CPU_LIMIT, "");
-        JMeterUtils.setProperty(GeneratorHealth.MACHINE_CPU_LIMIT, "");
+        JMeterUtils.setProperty(GeneratorHealth.Limit.PROCESS_CPU.property, "");
+        JMeterUtils.setProperty(GeneratorHealth.Limit.MACHINE_CPU.property, "");
     }
 
     /** Keeps one core busy for a while: the process's CPU is then well above 0. */
@@ -36,8 +36,8 @@ class GeneratorHealthTest {
 
     @Test
     void aBusyProcessPassesALowLimitAndIsReported() throws InterruptedException {
-        JMeterUtils.setProperty(GeneratorHealth.CPU_LIMIT, "1");
-        JMeterUtils.setProperty(GeneratorHealth.MACHINE_CPU_LIMIT, "101");
+        JMeterUtils.setProperty(GeneratorHealth.Limit.PROCESS_CPU.property, "1");
+        JMeterUtils.setProperty(GeneratorHealth.Limit.MACHINE_CPU.property, "101");
         GeneratorHealth health = GeneratorHealth.start();
         spin(2500);
         GeneratorHealth.Report report = health.stop();
@@ -54,11 +54,23 @@ class GeneratorHealthTest {
 
     @Test
     void limitsAboveEverythingGiveNoWarning() {
-        JMeterUtils.setProperty(GeneratorHealth.CPU_LIMIT, "101");
-        JMeterUtils.setProperty(GeneratorHealth.MACHINE_CPU_LIMIT, "101");
+        JMeterUtils.setProperty(GeneratorHealth.Limit.PROCESS_CPU.property, "101");
+        JMeterUtils.setProperty(GeneratorHealth.Limit.MACHINE_CPU.property, "101");
         GeneratorHealth.Report report = GeneratorHealth.start().stop();
         assertNull(report.warning());
         assertTrue(report.json().contains("\"bottleneck\": false, \"warning\": null"), report.json());
+    }
+
+    /** A limit reads as a number or a percentage; a typo falls back to the default (logged), never to 0. */
+    @Test
+    void limitsAreReadAsPercentagesAndATypoKeepsTheDefault() {
+        JMeterUtils.setProperty(GeneratorHealth.Limit.PROCESS_CPU.property, "eighty");
+        JMeterUtils.setProperty(GeneratorHealth.Limit.MACHINE_CPU.property, "95%");
+        assertEquals(80, GeneratorHealth.Limit.PROCESS_CPU.value());
+        assertEquals(95, GeneratorHealth.Limit.MACHINE_CPU.value());
+        String json = GeneratorHealth.start().stop().json();
+        assertTrue(json.contains("\"limits_pct\": {\"process_cpu\": 80.000, \"machine_cpu\": 95.000, \"gc\": 5.000, "
+                + "\"heap_after_gc\": 80.000}"), json);
     }
 
     @Test
