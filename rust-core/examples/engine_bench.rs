@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kafka_native::producer::settings as config;
-use kafka_native::producer::ProducerHandle;
+use kafka_native::producer::{ProducerHandle, SampleInput};
 use kafka_native::report::Run;
 
 const USAGE: &str = "\
@@ -160,7 +160,7 @@ fn main() -> ExitCode {
             std::thread::spawn(move || {
                 let mut failed = 0u64;
                 for _ in 0..loops {
-                    failed += u64::from(h.send(None).failed);
+                    failed += u64::from(h.send(SampleInput::default()).failed);
                 }
                 h.close(close_timeout);
                 failed

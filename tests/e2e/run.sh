@@ -73,29 +73,39 @@ preflight_warns() {
     [[ "$(grep -c 'pre-flight: topic .* has 2 partition(s) for 4 producing threads' "$out/few.log")" == 1 ]]
 }
 
-# value.mode=jmeter: the value is evaluated by JMeter for every sample (the Kafka Producer's only per-sample field;
+# value.mode=jmeter, key and headers: evaluated by JMeter for every sample (the Kafka Producer's per-sample fields;
 # its other settings are read once per thread, and outside the GUI JMeter no longer prepares them before each sample).
 per_sample_value() {
   local topic="e2e-value-$RANDOM$RANDOM" plan="$out/jmeter-value.jmx"
   sed -e 's|<stringProp name="valueMode">fixed</stringProp>|<stringProp name="valueMode">jmeter</stringProp>|' \
     -e 's|<stringProp name="value" />|<stringProp name="value">v-${__threadNum}-${__counter(FALSE,)}</stringProp>|' \
+    -e 's|<stringProp name="key" />|<stringProp name="key">k-${__threadNum}-${__counter(TRUE,)}</stringProp>|' \
+    -e 's|<stringProp name="headers" />|<stringProp name="headers">user=u${__threadNum};n=${__counter(TRUE,)}</stringProp>|' \
     jmeter-plans/producer-baseline.jmx >"$plan"
-  grep -q 'valueMode">jmeter<' "$plan" && grep -q '__counter' "$plan" ||
-    { echo "the baseline plan's valueMode/value fields changed: update this check"; return 1; }
-  PLAN="$plan" run_plan value -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jtopic.partitions=2 &&
+  grep -q 'valueMode">jmeter<' "$plan" && grep -q 'name="key">k-' "$plan" && grep -q 'name="headers">user=' "$plan" ||
+    { echo "the baseline plan's valueMode/value/key/headers fields changed: update this check"; return 1; }
+  PLAN="$plan" run_plan value -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jtopic.partitions=2 -Jkey.mode=fixed &&
     python3 tests/e2e/jtl_check.py "$out/value.jtl" --rows 100 --messages 100 --all-ok || return 1
   scripts/kafka run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server 127.0.0.1:9092 \
-    --topic "$topic" --from-beginning --max-messages 100 --timeout-ms 30000 >"$out/value.txt" 2>"$out/value.err"
+    --topic "$topic" --from-beginning --max-messages 100 --timeout-ms 30000 --property print.key=true \
+    --property print.headers=true >"$out/value.txt" 2>"$out/value.err"
   python3 - "$out/value.txt" <<'PY'
 import re, sys
-values = open(sys.argv[1]).read().split()
-assert len(values) == 100, f"{len(values)} values read back"
+# ConsoleConsumer's lines: headers (name:value,name:value), key and value, tab-separated
+records = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
+assert len(records) == 100 and all(len(r) == 3 for r in records), f"{len(records)} records read back: {records[:2]}"
+headers, keys, values = zip(*records)
 bad = [v for v in values if not re.fullmatch(r"v-[12]-[0-9]+", v)]
 assert not bad, f"values not built by JMeter: {bad[:3]}"
-# A value evaluated once per thread would give 2 distinct values; per sample, the global counter gives 100.
+# A field evaluated once per thread would give 2 distinct texts; per sample, the counters give 100.
 assert len(set(values)) == 100, f"{len(set(values))} distinct values of 100"
 assert {v.split("-")[1] for v in values} == {"1", "2"}, "both threads' values"
-print("100 values, each evaluated for its own sample:", values[0], "...")
+assert all(re.fullmatch(r"k-([12])-[0-9]+", k) for k in keys) and len(set(keys)) == 100, f"keys: {sorted(set(keys))[:5]}"
+assert all(re.fullmatch(r"user:u[12],n:[0-9]+", h) for h in headers) and len(set(headers)) == 100, f"headers: {headers[:3]}"
+# each record's key and headers were evaluated with its own value: same thread
+for h, k, v in records:
+    assert h.split(",")[0] == "user:u" + k.split("-")[1] and k.split("-")[1] == v.split("-")[1], (h, k, v)
+print("100 records, value, key and headers each evaluated for its own sample:", records[0])
 PY
 }
 
@@ -141,7 +151,7 @@ check "baseline plan: 1000 rows OK = summary = topic, dashboard written" baselin
 check "batch mode, audited: 100,000 messages = JTL counts = summary = audit = topic" batch_audit
 check "oversized messages: 10 failures, each MSG_SIZE_TOO_LARGE, counted exactly" oversized
 check "pre-flight warns once when threads outnumber partitions" preflight_warns
-check "value.mode=jmeter: JMeter evaluates the value for every sample (100 distinct values in the topic)" per_sample_value
+check "JMeter evaluates value (value.mode=jmeter), key and headers for every sample (100 distinct of each in the topic)" per_sample_value
 check "bad parameter: one clear failed sample, test stopped" bad_config
 check "SASL_SSL: right password sends, wrong one fails with an authentication error, no password in any output" secure
 summary

@@ -103,14 +103,14 @@ global_props() {
 }
 
 # A jmeter-server engine is a JVM without GUI that JMeter does not flag as non-GUI: it still reads the Kafka
-# Producer's settings once per thread (only value is prepared before each sample), as jmeter -n does.
+# Producer's settings once per thread (only value, key and headers are prepared before each sample), as jmeter -n does.
 engines_read_once() {
   local s port log
   for s in "${servers[@]}"; do
     port="${s%%:*}"
     log="$out/servers/s$port.log"
     grep "KafkaProducer: settings are read once per thread" "$log" | head -n 1
-    grep -q "KafkaProducer: settings are read once per thread; JMeter prepares only \[value\] before each sample" \
+    grep -q "KafkaProducer: settings are read once per thread; JMeter prepares only \[value, key, headers\] before" \
       "$log" || { echo "engine $port prepares every setting before each sample ($log)"; return 1; }
   done
 }
@@ -158,7 +158,7 @@ no_crash() {
 check "README: every distributed example passes plan settings with -G" docs_use_g
 check "two jmeter-server engines start on loopback (ports 1099, 1100)" start_servers
 check "-G: controller JTL SampleCount sum = 2 x $threads x $loops = topic growth" global_props
-check "the engines read the producer's settings once per thread (only value per sample)" engines_read_once
+check "the engines read the producer's settings once per thread (only value, key, headers per sample)" engines_read_once
 check "-J on the controller does not reach the engines (the plan's default topic gets the load)" local_props_stay_local
 stop_servers
 check "no JVM crash (no hs_err_pid*.log)" no_crash

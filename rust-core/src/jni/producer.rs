@@ -12,7 +12,7 @@ use jni::Env;
 use super::{close, closed_text, engine_error, interrupt, sample, BridgeError};
 use crate::layout;
 use crate::logsink;
-use crate::producer::{settings, ProducerHandle, SampleOutcome};
+use crate::producer::{settings, ProducerHandle, SampleInput, SampleOutcome};
 
 const WHAT: &str = "Kafka producer";
 
@@ -42,14 +42,27 @@ static_native! {
         env,
         handle: jlong,
         value: JString<'l>,
+        key: JString<'l>,
+        headers: JString<'l>,
         out: JLongArray<'l>,
     ) -> JObject<'l> {
         let send = |env: &mut Env<'l>, p: &mut ProducerHandle| -> Result<SampleOutcome, BridgeError> {
-            // value.mode=jmeter: GetStringUTFChars (the JVM may copy the text); turned into UTF-8 without another copy
-            // unless it holds characters that modified UTF-8 encodes differently (NUL, supplementary characters).
-            let chars = if value.is_null() { None } else { Some(value.mutf8_chars(env)?) };
-            let text = chars.as_ref().map(|c| c.to_str());
-            Ok(p.send(text.as_deref().map(str::as_bytes)))
+            // Each text JMeter passed (null: none): GetStringUTFChars (the JVM may copy it), turned into UTF-8 without
+            // another copy unless it holds characters that modified UTF-8 encodes differently (NUL, supplementary
+            // characters).
+            let value = if value.is_null() { None } else { Some(value.mutf8_chars(env)?) };
+            let key = if key.is_null() { None } else { Some(key.mutf8_chars(env)?) };
+            let headers = if headers.is_null() { None } else { Some(headers.mutf8_chars(env)?) };
+            let (value, key, headers) = (
+                value.as_ref().map(|c| c.to_str()),
+                key.as_ref().map(|c| c.to_str()),
+                headers.as_ref().map(|c| c.to_str()),
+            );
+            Ok(p.send(SampleInput {
+                value: value.as_deref().map(str::as_bytes),
+                key: key.as_deref(),
+                headers: headers.as_deref(),
+            }))
         };
         // SAFETY: handles come from `open` above and stay valid until `close` (see `super::borrow`).
         unsafe { sample(env, handle, WHAT, out, send, slots, |env, o| engine_error(env, o.error.as_ref())) }

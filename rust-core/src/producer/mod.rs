@@ -32,6 +32,7 @@ use crate::error::{EngineError, INTERRUPTED, MSG_TIMED_OUT};
 use crate::report::Run;
 use pacer::Pacer;
 use payload::PayloadGen;
+pub use payload::SampleInput;
 use settings::ProducerSettings;
 use shared::KafkaProducer;
 pub use slot::Slot;
@@ -69,6 +70,10 @@ pub struct ProducerHandle {
     settings: ProducerSettings,
     slot: Arc<Slot>,
     payload: PayloadGen,
+    /// The headers every message carries: the `headers` setting, or as the last sample that passed it had it.
+    headers: Vec<(String, String)>,
+    /// The `headers` text `headers` was last parsed from (None: the thread's setting, not yet compared).
+    headers_text: Option<String>,
     /// Audit identity: (run id, producer id), with `audit=true`.
     audit_id: Option<(String, String)>,
     /// Sequence number of the next message (audit header).
@@ -87,7 +92,7 @@ static NEXT_HANDLE: AtomicU64 = AtomicU64::new(0);
 impl ProducerHandle {
     /// Creates (or joins, with `producer.scope=test`) the producer, after the pre-flight check; the handle's
     /// statistics go to `run` when it closes.
-    pub fn open(settings: ProducerSettings, run: &Arc<Run>) -> Result<ProducerHandle, EngineError> {
+    pub fn open(mut settings: ProducerSettings, run: &Arc<Run>) -> Result<ProducerHandle, EngineError> {
         for w in &settings.warnings {
             log::warn!("{w}");
         }
@@ -106,6 +111,8 @@ impl ProducerHandle {
         let pacer = settings.target_rate.map(|rate| Pacer::new(rate, &slot));
         Ok(ProducerHandle {
             producer: Some(producer),
+            headers: std::mem::take(&mut settings.headers),
+            headers_text: None,
             settings,
             slot,
             payload,
@@ -123,7 +130,7 @@ impl ProducerHandle {
     }
 
     /// Sends one sample's messages and waits for every verdict, the deadline, or an interrupt.
-    pub fn send(&mut self, jmeter_value: Option<&[u8]>) -> SampleOutcome {
+    pub fn send(&mut self, input: SampleInput<'_>) -> SampleOutcome {
         // Taken before the pacer's wait, which is no cost of the bridge.
         let gap = self.last_end.map(|end| end.elapsed());
         if let Some(pacer) = &mut self.pacer {
@@ -161,8 +168,14 @@ impl ProducerHandle {
         };
         let start = Instant::now();
         let mut bytes = 0u64;
+        // A key or headers field that does not parse fails the sample's messages, as a bad value does.
+        let taken = self.take_fields(&input);
         for _ in 0..count {
-            match self.enqueue(jmeter_value, sample, start) {
+            let sent = match &taken {
+                Ok(()) => self.enqueue(input.value, sample, start),
+                Err(e) => Err(e.clone()),
+            };
+            match sent {
                 Ok(n) => bytes += n as u64,
                 Err(e) => self.fail_unsent(e),
             }
@@ -172,13 +185,30 @@ impl ProducerHandle {
         outcome
     }
 
+    /// The sample's key and headers fields, where JMeter passed them; parsed only when their text changed.
+    /// A sample whose key or headers fail to parse changes neither.
+    fn take_fields(&mut self, input: &SampleInput<'_>) -> Result<(), EngineError> {
+        let headers = match input.headers {
+            Some(text) if self.headers_text.as_deref() != Some(text) => Some((settings::parse_headers(text)?, text)),
+            _ => None,
+        };
+        if let Some(key) = input.key {
+            self.payload.set_key(key)?;
+        }
+        if let Some((headers, text)) = headers {
+            self.headers = headers;
+            self.headers_text = Some(text.to_owned());
+        }
+        Ok(())
+    }
+
     /// Headers of one message: the static ones, then audit and send-time headers when asked for.
     fn headers(&self, seq: u64) -> Option<OwnedHeaders> {
-        if self.settings.headers.is_empty() && self.audit_id.is_none() && !self.settings.stamp_time {
+        if self.headers.is_empty() && self.audit_id.is_none() && !self.settings.stamp_time {
             return None;
         }
-        let mut h = OwnedHeaders::new_with_capacity(self.settings.headers.len() + 4);
-        for (k, v) in &self.settings.headers {
+        let mut h = OwnedHeaders::new_with_capacity(self.headers.len() + 4);
+        for (k, v) in &self.headers {
             h = h.insert(Header { key: k, value: Some(v.as_bytes()) });
         }
         if let Some((run, pid)) = &self.audit_id {

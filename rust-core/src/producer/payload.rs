@@ -36,8 +36,8 @@ pub enum KeySpec {
     Random,
     Fixed(String),
     Template(Template),
-    /// Keys from a schema: generated, or with `key.schema.input=jmeter` the `key` parameter (JSON; JMeter evaluates it
-    /// when the thread starts, so it is encoded once per thread, like the other fixed keys).
+    /// Keys from a schema: generated, or with `key.schema.input=jmeter` the `key` parameter (JSON), encoded when the
+    /// thread starts and again when a sample's key field changes ([`PayloadGen::set_key`]).
     Schema(Box<EncoderSettings>, Option<String>),
 }
 
@@ -119,6 +119,26 @@ enum ValueSource {
     Schema(Box<RecordEncoder>),
 }
 
+/// What JMeter evaluated for one sample and passes with it. Each field is `None` unless the plan supplies it per
+/// sample; a field holds the text as JMeter evaluated it, and the engine parses it again only when it changed.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SampleInput<'a> {
+    /// The value for value.mode=jmeter, or the JSON of a schema mode with schema input jmeter.
+    pub value: Option<&'a [u8]>,
+    /// The `key` field: the key of key.mode=fixed, the template of key.mode=template, the JSON of
+    /// key.schema.input=jmeter (the other key modes do not read it).
+    pub key: Option<&'a str>,
+    /// The `headers` field, `k=v;k2=v2`.
+    pub headers: Option<&'a str>,
+}
+
+impl<'a> SampleInput<'a> {
+    /// A sample that passes only a value.
+    pub fn value(value: &'a [u8]) -> SampleInput<'a> {
+        SampleInput { value: Some(value), ..SampleInput::default() }
+    }
+}
+
 /// One message's key and value, borrowed from the generator's buffers until the next message.
 pub struct Record<'a> {
     pub key: Option<&'a [u8]>,
@@ -129,8 +149,11 @@ pub struct Record<'a> {
 pub struct PayloadGen {
     value: ValueSource,
     key: KeySpec,
-    /// key.mode=avro|json-schema|protobuf with generated keys: the key's encoder.
+    /// key.mode=avro|json-schema|protobuf: the key's encoder (generated keys, or the `key` field's JSON).
     key_encoder: Option<Box<RecordEncoder>>,
+    /// The `key` field's text the key was last made from (the thread's first sample's, then as samples change it);
+    /// None until a template key's first sample.
+    key_text: Option<String>,
     thread: u32,
     seq: u64,
     rng: fastrand::Rng,
@@ -153,15 +176,63 @@ impl PayloadGen {
         };
         let mut key_buf = Vec::new();
         let key_encoder = match key {
-            KeySpec::Schema(settings, None) => Some(Box::new(RecordEncoder::new(settings, topic)?)),
-            KeySpec::Schema(settings, Some(json)) => {
-                // the key is the same for every message of the thread: encoded (and checked) once, here
-                RecordEncoder::new(settings, topic)?.next_into(Some(json.as_bytes()), &mut key_buf)?;
-                None
+            KeySpec::Schema(settings, json) => {
+                let mut encoder = Box::new(RecordEncoder::new(settings, topic)?);
+                if let Some(json) = json {
+                    // the same key for every message until a sample's key field changes: encoded (and checked) here
+                    encoder.next_into(Some(json.as_bytes()), &mut key_buf)?;
+                }
+                Some(encoder)
             }
             _ => None,
         };
-        Ok(PayloadGen { value, key: key.clone(), key_encoder, thread, seq: 0, rng, value_buf: Vec::new(), key_buf })
+        let key_text = match key {
+            KeySpec::Fixed(text) | KeySpec::Schema(_, Some(text)) => Some(text.clone()),
+            _ => None,
+        };
+        Ok(PayloadGen {
+            value,
+            key: key.clone(),
+            key_encoder,
+            key_text,
+            thread,
+            seq: 0,
+            rng,
+            value_buf: Vec::new(),
+            key_buf,
+        })
+    }
+
+    /// Takes the `key` field as JMeter evaluated it for this sample (e.g. `${user}` from a CSV Data Set): the key
+    /// modes that read it make their keys from it until it changes again; the others ignore it.
+    pub fn set_key(&mut self, text: &str) -> Result<(), EngineError> {
+        // trimmed, as the thread's settings are
+        let text = text.trim();
+        if self.key_text.as_deref() == Some(text) {
+            return Ok(());
+        }
+        match &mut self.key {
+            KeySpec::Fixed(key) => {
+                if text.is_empty() {
+                    return Err(EngineError::config(
+                        "key: this sample's key is empty; key.mode=fixed needs the key text (is its variable set?)",
+                    ));
+                }
+                text.clone_into(key);
+            }
+            KeySpec::Template(t) => *t = Template::parse(text, "key", template::MESSAGE)?,
+            KeySpec::Schema(_, Some(json)) => {
+                let encoder = self.key_encoder.as_mut().expect("a schema key has its encoder");
+                // into a new buffer: a record that does not match must not leave half a key for the next sample
+                let mut encoded = Vec::with_capacity(self.key_buf.len());
+                encoder.next_into(Some(text.as_bytes()), &mut encoded)?;
+                self.key_buf = encoded;
+                text.clone_into(json);
+            }
+            KeySpec::None | KeySpec::Sequence | KeySpec::Random | KeySpec::Schema(_, None) => return Ok(()),
+        }
+        self.key_text = Some(text.to_owned());
+        Ok(())
     }
 
     /// The next message; `jmeter_value` is the sample's value when value.mode=jmeter.
@@ -205,9 +276,9 @@ impl PayloadGen {
                 t.render_into(&mut self.key_buf, seq, self.thread, &mut self.rng);
                 Some(&self.key_buf[..])
             }
-            KeySpec::Schema(..) => {
-                // generated keys have their encoder; a JMeter key was encoded into key_buf by new()
-                if let Some(encoder) = self.key_encoder.as_mut() {
+            KeySpec::Schema(_, json) => {
+                // a generated key per message; a JMeter key was encoded into key_buf by new() or set_key()
+                if let (None, Some(encoder)) = (json, self.key_encoder.as_mut()) {
                     encoder.next_into(None, &mut self.key_buf)?;
                 }
                 Some(&self.key_buf[..])
@@ -360,5 +431,41 @@ mod tests {
         let (k, v) = parse(r#"{"order_code": 5}"#);
         let e = PayloadGen::new(&v, &k.unwrap(), 0, "orders").err().unwrap();
         assert_eq!(e.code, crate::schema::RECORD_INVALID, "{}", e.message);
+
+        // a sample's key JSON (e.g. {"order_code": "${code}"}) is encoded when it changes; a record that does not
+        // match fails that sample and leaves the previous key whole
+        let (k, v) = parse(r#"{"order_code": "K-1"}"#);
+        let mut g = PayloadGen::new(&v, &k.unwrap(), 0, "orders").unwrap();
+        g.set_key(r#"{"order_code": "K-2"}"#).unwrap();
+        assert_eq!(key_schema.decode(g.next(None).unwrap().key.unwrap()).unwrap()["order_code"], "K-2");
+        let e = g.set_key(r#"{"order_code": 6}"#).unwrap_err();
+        assert_eq!(e.code, crate::schema::RECORD_INVALID, "{}", e.message);
+        assert_eq!(key_schema.decode(g.next(None).unwrap().key.unwrap()).unwrap()["order_code"], "K-2");
+    }
+
+    /// The key field as JMeter evaluates it per sample (`${user}`): the modes that read it follow it.
+    #[test]
+    fn a_samples_key_field_replaces_the_fixed_key_and_the_template() {
+        let fixed = KeySpec::parse(&spec(&[("key.mode", "fixed"), ("key", "alice")])).unwrap();
+        let mut g = PayloadGen::new(&ValueSpec::Jmeter, &fixed, 0, "t").unwrap();
+        assert_eq!(g.next(Some(b"v")).unwrap().key, Some(&b"alice"[..]));
+        g.set_key(" bob ").unwrap();
+        assert_eq!(g.next(Some(b"v")).unwrap().key, Some(&b"bob"[..]), "trimmed as the settings are");
+        let e = g.set_key("").unwrap_err();
+        assert!(e.message.starts_with("key: this sample's key is empty"), "{}", e.message);
+        assert_eq!(g.next(Some(b"v")).unwrap().key, Some(&b"bob"[..]), "a refused key changes nothing");
+
+        let template = KeySpec::parse(&spec(&[("key.mode", "template"), ("key", "a-{seq}")])).unwrap();
+        let mut g = PayloadGen::new(&ValueSpec::Jmeter, &template, 0, "t").unwrap();
+        g.set_key("b-{seq}").unwrap();
+        assert_eq!(g.next(Some(b"v")).unwrap().key, Some(&b"b-0"[..]));
+        assert!(g.set_key("c-{nope}").is_err());
+        assert_eq!(g.next(Some(b"v")).unwrap().key, Some(&b"b-1"[..]));
+
+        // the modes that make their own keys do not read the field
+        let sequence = KeySpec::parse(&spec(&[("key.mode", "sequence")])).unwrap();
+        let mut g = PayloadGen::new(&ValueSpec::Jmeter, &sequence, 0, "t").unwrap();
+        g.set_key("ignored").unwrap();
+        assert_eq!(g.next(Some(b"v")).unwrap().key, Some(&b"0"[..]));
     }
 }

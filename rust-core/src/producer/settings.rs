@@ -169,7 +169,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         None => None,
     };
     let headers = match sampler.get("headers") {
-        Some(h) => check_header_keys(settings::parse_property_list(h, "headers")?)?,
+        Some(h) => parse_headers(h)?,
         None => Vec::new(),
     };
 
@@ -266,9 +266,10 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
     })
 }
 
-/// Defaults chosen so that every message gets a definite outcome within the sample's wait.
-/// Header keys reach librdkafka as C strings: a NUL would cut the key short (rdkafka would panic on it).
-fn check_header_keys(headers: Vec<(String, String)>) -> Result<Vec<(String, String)>, EngineError> {
+/// The `headers` setting (`k=v;k2=v2`), at a thread's start or evaluated for one sample. Header keys reach librdkafka
+/// as C strings: a NUL would cut the key short (rdkafka would panic on it).
+pub(crate) fn parse_headers(text: &str) -> Result<Vec<(String, String)>, EngineError> {
+    let headers = settings::parse_property_list(text, "headers")?;
     if let Some((k, _)) = headers.iter().find(|(k, _)| k.contains('\0')) {
         return Err(EngineError::config(format!(
             "headers: the key '{}' contains a NUL character, which a Kafka header key cannot carry",
@@ -278,6 +279,7 @@ fn check_header_keys(headers: Vec<(String, String)>) -> Result<Vec<(String, Stri
     Ok(headers)
 }
 
+/// Defaults chosen so that every message gets a definite outcome within the sample's wait.
 fn engine_defaults(client: &mut BTreeMap<String, String>, timeout_ms: u64) -> Result<(), EngineError> {
     // librdkafka accepts both names for the same setting; keep one.
     if let Some(v) = client.remove("delivery.timeout.ms") {

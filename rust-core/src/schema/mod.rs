@@ -13,7 +13,7 @@
 //! | `value.schema.subject` + `value.schema.version` | schema from the registry instead (`latest` or a number) |
 //! | `value.schema.rules` / `value.schema.rules.file` | field rules (see [`rules`]) |
 //! | `value.schema.input` | `generate` (default) or `jmeter` (encode the sample's JSON value) |
-//! | `key.schema.input` | `generate` (default) or `jmeter` (encode the `key` parameter's JSON, once per thread) |
+//! | `key.schema.input` | `generate` (default) or `jmeter` (encode the `key` parameter's JSON, again when a sample's key changes) |
 //! | `value.subject.name.strategy` | `topic` (default), `record` or `topic-record` |
 //! | `value.schema.framing` | `registry` (magic byte + id; default with a registry URL) or `none` |
 //! | `schema.registry.url` | Confluent-compatible API, e.g. `http://host:8081/apis/ccompat/v7` |

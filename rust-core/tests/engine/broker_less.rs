@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use kafka_native::producer::settings::parse;
-use kafka_native::producer::ProducerHandle;
+use kafka_native::producer::{ProducerHandle, SampleInput};
 use kafka_native::report::Run;
 use rdkafka::mocking::MockCluster;
 use rdkafka::producer::DefaultProducerContext;
@@ -35,7 +35,7 @@ fn a_message_is_acknowledged_with_its_partition_and_offset() {
     let c = cluster("ok", 2);
     let mut p = open(&c, "ok", &[("partition", "1")]).unwrap();
     for offset in 0..2 {
-        let o = p.send(None);
+        let o = p.send(SampleInput::default());
         assert_eq!((o.acked, o.failed, o.partition, o.offset, o.error), (1, 0, 1, offset, None));
     }
     assert!(p.close(Duration::from_secs(5)).starts_with("closed: 2 acked, 0 failed"));
@@ -45,9 +45,9 @@ fn a_message_is_acknowledged_with_its_partition_and_offset() {
 fn a_broker_down_times_out_within_the_sample_deadline() {
     let c = cluster("down", 1);
     let mut p = open(&c, "down", &[("timeout.ms", "1000")]).unwrap();
-    assert!(p.send(None).error.is_none());
+    assert!(p.send(SampleInput::default()).error.is_none());
     c.broker_down(1).unwrap();
-    let o = p.send(None);
+    let o = p.send(SampleInput::default());
     let e = o.error.expect("no broker: the message must fail");
     assert_eq!((e.code.as_str(), o.acked, o.failed), ("MSG_TIMED_OUT", 0, 1), "{e}");
     // timeout.ms plus librdkafka's once-a-second timeout scan (the engine's VERDICT_GRACE), never much longer.
@@ -61,12 +61,12 @@ fn request_errors_are_reported_by_their_names() {
     let mut p = open(&c, "refused", &[]).unwrap();
     c.request_errors(RDKafkaApiKey::Produce, &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS]);
     // policy=capacity has retries=0: a retriable error shows as a failure, not as a hidden retry.
-    let e = p.send(None).error.expect("the broker refused the produce request");
+    let e = p.send(SampleInput::default()).error.expect("the broker refused the produce request");
     assert_eq!(e.code, "NOT_ENOUGH_REPLICAS", "{e}");
-    assert!(p.send(None).error.is_none(), "the next request is accepted");
+    assert!(p.send(SampleInput::default()).error.is_none(), "the next request is accepted");
     // Last: librdkafka then fails the topic's further messages with the same error until its metadata is refreshed.
     c.request_errors(RDKafkaApiKey::Produce, &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED]);
-    let e = p.send(None).error.expect("the broker refused the produce request");
+    let e = p.send(SampleInput::default()).error.expect("the broker refused the produce request");
     assert_eq!(e.code, "TOPIC_AUTHORIZATION_FAILED", "{e}");
     p.close(Duration::from_secs(5));
 }

@@ -11,7 +11,7 @@ use kafka_native::client::admin;
 use kafka_native::consumer::settings::{parse_consumer, ConsumerSettings};
 use kafka_native::consumer::ConsumerHandle;
 use kafka_native::producer::settings as config;
-use kafka_native::producer::{ProducerHandle, SampleOutcome};
+use kafka_native::producer::{ProducerHandle, SampleInput, SampleOutcome};
 use kafka_native::report::Run;
 
 /// The run shared by the tests that do not read its totals (as the handles of one JMeter test share theirs). A test
@@ -57,7 +57,7 @@ pub fn open_producer_in(run: &Arc<Run>, topic: &str, extra: &[(&str, &str)]) -> 
 
 /// Sends `samples` samples on `p`, each expected fully acknowledged, then closes it; returns the messages acked.
 pub fn send_all(mut p: ProducerHandle, samples: u32) -> u64 {
-    let acked = (0..samples).map(|_| p.send(None).acked as u64).sum();
+    let acked = (0..samples).map(|_| p.send(SampleInput::default()).acked as u64).sum();
     p.close(Duration::from_secs(5));
     acked
 }
@@ -71,7 +71,7 @@ pub fn send_interrupted_after(p: &mut ProducerHandle, after: Duration) -> (Sampl
         slot.interrupt();
     });
     let start = Instant::now();
-    let o = p.send(None);
+    let o = p.send(SampleInput::default());
     stopper.join().unwrap();
     (o, start.elapsed())
 }

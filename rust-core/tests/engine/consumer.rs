@@ -9,6 +9,7 @@ use crate::common::{self, bootstrap, consumer_settings, new_topic, open_consumer
 use kafka_native::consumer::{ConsumerHandle, PollOutcome};
 use kafka_native::lag::{parse_lag, LagSettings};
 use kafka_native::lag::{LagMonitor, GROUP_NOT_FOUND, LAG_GROWING};
+use kafka_native::producer::SampleInput;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
@@ -325,7 +326,7 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
     // Throttled: 100 produced, at most 10 consumed per round.
     let mut verdicts = Vec::new();
     for _ in 0..5 {
-        assert_eq!(producer.send(None).acked, 100);
+        assert_eq!(producer.send(SampleInput::default()).acked, 100);
         consumer.poll();
         verdicts.push(monitor.sample());
     }
@@ -337,7 +338,7 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
     let mut keep_up =
         open_consumer(&topic, &group, &[("commit", "sync"), ("max.records", "5000"), ("poll.timeout.ms", "500")]);
     for round in 0..5 {
-        assert_eq!(producer.send(None).acked, 100);
+        assert_eq!(producer.send(SampleInput::default()).acked, 100);
         let end: i64 =
             kafka_native::client::admin::end_offsets(&common::connection(), &topic, Duration::from_secs(5)).unwrap()[0];
         let until = Instant::now() + Duration::from_secs(10);

@@ -211,7 +211,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
     /** Java Request: one sample (see {@link #sample}); the label is read per sample, as JMeter may change it. */
     @Override
     public final R runTest(JavaSamplerContext context) {
-        return sample(ProducerParameters.label(context), value(context));
+        return sample(ProducerParameters.label(context), readSample(context));
     }
 
     /** Java Request: closes the handle (see {@link #teardown}). */
@@ -220,8 +220,11 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         teardown();
     }
 
-    /** The producer's per-sample value, read from the Java Request's parameters; null for the other kinds. */
-    protected String value(JavaSamplerContext context) {
+    /**
+     * Reads what a kind takes with each sample from the Java Request's parameters (the producer: value, key and
+     * headers) and returns the value to pass to {@link #sample}; null for the kinds that take nothing.
+     */
+    protected String readSample(JavaSamplerContext context) {
         return null;
     }
 

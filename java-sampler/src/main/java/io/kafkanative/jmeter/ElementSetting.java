@@ -14,8 +14,8 @@ import java.util.List;
  * @param defaultValue what a new element shows; blank when blank means "the engine or librdkafka decides"
  * @param choices      the dropdown's values (exactly the engine's allowed values), or an empty list for a text field
  * @param editor       a JMeter property editor class for a text area, file or password field, or null
- * @param perSample    whether the element reads it for every sample (the producer's value); every other setting is
- *                     read once, at a thread's first sample
+ * @param perSample    whether the element reads it for every sample (the producer's value, key and headers, which
+ *                     may hold a variable); every other setting is read once, at a thread's first sample
  */
 record ElementSetting(String property, String key, String group, String defaultValue, List<String> choices,
         Class<?> editor, boolean perSample) {
@@ -35,6 +35,14 @@ record ElementSetting(String property, String key, String group, String defaultV
     /** A Java-only text field the element reads for every sample (typically {@code ${payload}}). */
     static ElementSetting perSample(String property, String group) {
         return new ElementSetting(property, null, group, "", List.of(), null, true);
+    }
+
+    /**
+     * A setting the engine reads at a thread's first sample that the element also passes with every sample, as JMeter
+     * evaluated it (the producer's key and headers: {@code ${user}} from a CSV Data Set).
+     */
+    static ElementSetting variable(String property, String key, String group) {
+        return new ElementSetting(property, key, group, "", List.of(), null, true);
     }
 
     /** One form's table from its parts, in order (a part shared by elements is declared once). */

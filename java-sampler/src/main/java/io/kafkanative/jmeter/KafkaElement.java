@@ -28,7 +28,7 @@ import org.apache.jmeter.threads.JMeterThread;
  *
  * <p>JMeter clones the element for each thread. A clone's first sample builds the engine's configuration from its
  * settings and the named {@link KafkaConnection} and opens the engine handle; every sample after that is one
- * native call, with only the per-sample fields ({@link #perSampleValue}) passed. Handles are closed at test end
+ * native call, with only the per-sample fields ({@link #readSample}) passed. Handles are closed at test end
  * ({@link #testEnded}), on JMeter's thread, as for the Java Request classes, so the engine's end-of-test report
  * covers every thread.
  *
@@ -79,8 +79,11 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
         this.newEngine = newEngine;
     }
 
-    /** The value passed to the engine with each sample (the producer's value for value.mode=jmeter), else null. */
-    protected String perSampleValue() {
+    /**
+     * Hands the engine sampler what it takes with each sample (the producer: key and headers, as JMeter evaluated
+     * them) and returns the value to pass (the producer's value for value.mode=jmeter), else null.
+     */
+    protected String readSample() {
         return null;
     }
 
@@ -91,7 +94,7 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
             engine.setup(getName(), this::engineConfig);
             OPEN.add(engine);
         }
-        SampleResult result = engine.sample(getName(), perSampleValue());
+        SampleResult result = engine.sample(getName(), readSample());
         if (result == null) {
             return null; // a setup failure another thread already reported: this thread has ended
         }

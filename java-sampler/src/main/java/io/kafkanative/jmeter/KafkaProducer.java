@@ -14,8 +14,8 @@ import org.apache.jmeter.testbeans.gui.TextAreaEditor;
  * acks, as {@link KafkaProducerSampler} does for the Java Request (same engine, same settings and results).
  *
  * <p>Settings are read once per thread, at its first sample; only {@code value} (value.mode=jmeter, or the JSON of
- * a schema mode with schema input jmeter, typically {@code ${payload}} from a CSV Data Set) is passed with every
- * sample. The Schema group holds the schema modes' settings (schema file or registry subject, field rules, the
+ * a schema mode with schema input jmeter, typically {@code ${payload}} from a CSV Data Set), {@code key} and
+ * {@code headers} are passed with every sample, as JMeter evaluated them. The Schema group holds the schema modes' settings (schema file or registry subject, field rules, the
  * registry and its credentials); blank fields are left to the engine's defaults.
  */
 // Lombok writes each field's public getter and setter: JMeter's TestBean introspection needs one per property.
@@ -43,8 +43,8 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
             ElementSetting.edited("payloadFile", "payload.file", "message", "", FileEditor.class),
             ElementSetting.perSample("value", "message"),
             ElementSetting.choice("keyMode", "key.mode", "message", "none", Choices.KEY_MODE),
-            ElementSetting.text("key", "key", "message", ""),
-            ElementSetting.text("headers", "headers", "message", ""),
+            ElementSetting.variable("key", "key", "message"),
+            ElementSetting.variable("headers", "headers", "message"),
             ElementSetting.choice("stampTime", "stamp.time", "message", "false", Choices.BOOLEAN)),
             side("value", List.of("SchemaFile", "SchemaMessage", "SchemaSubject", "SchemaVersion", "SchemaRules",
                     "SchemaRulesFile", "SchemaInput", "SubjectNameStrategy", "SchemaFraming"), SCHEMA_CHOICES),
@@ -91,12 +91,14 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
     private transient Boolean valueFromJMeter;
 
     /**
-     * The value for value.mode=jmeter, or for a schema mode with schema input jmeter (JSON encoded against the
-     * schema), evaluated for this sample (JMeter set the field just before it). Whether the value comes from JMeter
-     * is decided once per thread, from the element's properties like the rest of its settings.
+     * The key and headers fields, and the value for value.mode=jmeter or for a schema mode with schema input jmeter
+     * (JSON encoded against the schema), as JMeter evaluated them for this sample (it set the fields just before).
+     * Whether the value comes from JMeter is decided once per thread, from the element's properties like the rest of
+     * its settings.
      */
     @Override
-    protected String perSampleValue() {
+    protected String readSample() {
+        engine().perSample(key, headers);
         if (valueFromJMeter == null) {
             valueFromJMeter = ProducerParameters.VALUE_MODE_JMETER.equals(getPropertyAsString("valueMode").trim())
                     || ProducerParameters.VALUE_MODE_JMETER.equals(getPropertyAsString("valueSchemaInput").trim());

@@ -42,16 +42,28 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
 
     private boolean valueFromJMeter;
     private long closeTimeoutMs;
+    /** The key and headers fields as JMeter evaluated them for the next sample (null: the thread's settings). */
+    private String key, headers;
 
     /** Kept cheap: the GUI instantiates every candidate class; the engine is loaded only in setupTest. */
     public KafkaProducerSampler() {
         super(PRODUCER);
     }
 
-    /** value is read for every sample: it usually holds a variable such as ${payload}. */
+    /**
+     * value, key and headers are read for every sample: they may hold a variable such as ${payload} or ${user}
+     * (JMeter evaluates the Java Request's parameters before each sample anyway).
+     */
     @Override
-    protected String value(JavaSamplerContext context) {
+    protected String readSample(JavaSamplerContext context) {
+        perSample(context.getParameter(ProducerParameters.KEY), context.getParameter(ProducerParameters.HEADERS));
         return valueFromJMeter ? context.getParameter(ProducerParameters.VALUE, "") : null;
+    }
+
+    /** The key and headers fields for the next sample, as JMeter evaluated them (the Kafka Producer element's). */
+    void perSample(String key, String headers) {
+        this.key = key;
+        this.headers = headers;
     }
 
     @Override
@@ -84,7 +96,7 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
 
     @Override
     protected void call(long handle, long start, String value, KafkaSampleResult result) {
-        describeSend(result, start, NativeProducer.send(handle, value, out), out);
+        describeSend(result, start, NativeProducer.send(handle, value, key, headers, out), out);
     }
 
     @Override

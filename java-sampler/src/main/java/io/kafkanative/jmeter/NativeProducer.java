@@ -23,12 +23,13 @@ final class NativeProducer extends NativeDeclarations {
     /**
      * Sends messages.per.sample messages and blocks until every one is acknowledged by the broker, failed, or the
      * timeout passed. value: null = the engine generates the payload; non-null = this string (UTF-8) is the value
-     * (value.mode=jmeter). Fills out ({@link ResultLayout.Producer}): messages sent, acked, failed, elapsed micros
+     * (value.mode=jmeter). key and headers: the fields as JMeter evaluated them for this sample (null: the thread's
+     * settings stay); the engine parses them again only when their text changed. Fills out ({@link ResultLayout.Producer}): messages sent, acked, failed, elapsed micros
      * (first send to last ack), bytes sent (key+value+headers), partition and offset of the last acked message (-1 if none), engine
      * log lines waiting (call {@link NativeEngine#drainLogs} only when > 0). Returns null when all were acked, else
      * the first failure (e.g. MSG_SIZE_TOO_LARGE). Throws {@link EngineException} CLOSED if the handle is closed.
      */
-    static native EngineError send(long handle, String value, long[] out);
+    static native EngineError send(long handle, String value, String key, String headers, long[] out);
 
     /**
      * Wakes a thread blocked in send on this handle; that send returns with code INTERRUPTED for unfinished

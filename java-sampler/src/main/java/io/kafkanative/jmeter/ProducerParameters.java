@@ -23,6 +23,8 @@ final class ProducerParameters {
     }
 
     static final String VALUE = "value";
+    static final String KEY = "key";
+    static final String HEADERS = "headers";
     static final String VALUE_MODE = "value.mode";
     /** The value mode in which each sample sends the {@code value} parameter (instead of a generated payload). */
     static final String VALUE_MODE_JMETER = "jmeter";
@@ -56,7 +58,7 @@ final class ProducerParameters {
             new Parameter("payload.file", ""),
             new Parameter(VALUE, ""),                         // value.mode=jmeter: e.g. ${payload} from a CSV Data Set
             new Parameter("key.mode", "none"),                // none | sequence | random | fixed | template | avro | ...
-            new Parameter("key", ""),
+            new Parameter(KEY, ""),                           // per sample: may hold ${user}
             new Parameter("value.schema.file", ""),           // .avsc | JSON Schema .json | .proto
             new Parameter("value.schema.message", ""),        // Protobuf message; blank: the file's first
             new Parameter("value.schema.subject", ""),        // the schema from the registry instead of a file
@@ -71,7 +73,7 @@ final class ProducerParameters {
             new Parameter("schema.registry.ssl.ca.location", ""), // PEM file of the registry's CA
             new Parameter("auto.register.schemas", ""),       // blank/true: register file schemas; false: must exist
             new Parameter("value.subject.name.strategy", ""), // blank/topic | record | topic-record
-            new Parameter("headers", ""),                     // k=v;k2=v2
+            new Parameter(HEADERS, ""),                       // k=v;k2=v2, per sample
             new Parameter("partition", ""),
             new Parameter("preflight", "warn"),               // fail | warn | off: broker, topic, partitions vs threads
             new Parameter("topic.create", "false"),           // true: create the topic before load

@@ -126,7 +126,8 @@ class ElementsBeanInfoTest {
                 .filter(ElementSetting::perSample)
                 .map(ElementSetting::property)
                 .collect(Collectors.toSet());
-        assertEquals(element == KafkaProducer.class ? Set.of("value") : Set.of(), perSample, element.getSimpleName());
+        assertEquals(element == KafkaProducer.class ? Set.of("value", "key", "headers") : Set.of(), perSample,
+                element.getSimpleName());
         assertEquals(perSample, preparedBeforeEverySample(element, true), element.getSimpleName() + " under jmeter -n");
         assertEquals(ELEMENTS.get(element).stream().map(ElementSetting::property).collect(Collectors.toSet()),
                 preparedBeforeEverySample(element, false), element.getSimpleName() + " in the GUI: every setting");

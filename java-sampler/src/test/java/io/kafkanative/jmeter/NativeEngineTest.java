@@ -64,7 +64,7 @@ class NativeEngineTest {
     void aClosedHandleIsRefusedNotDereferenced() {
         long[] out = new long[ResultLayout.Producer.OUT_LENGTH];
 
-        assertEquals("CLOSED", assertThrows(EngineException.class, () -> NativeProducer.send(0, null, out)).code());
+        assertEquals("CLOSED", assertThrows(EngineException.class, () -> NativeProducer.send(0, null, null, null, out)).code());
         assertEquals("CLOSED", assertThrows(EngineException.class,
                 () -> NativeConsumer.poll(0, new long[ResultLayout.Consumer.OUT_LENGTH])).code());
         assertEquals("CLOSED", assertThrows(EngineException.class,
