@@ -258,6 +258,7 @@ fn prepare_once(key: &str, producer: &KafkaProducer, settings: &ProducerSettings
 }
 
 fn prepare(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<(), EngineError> {
+    let mut created = false;
     if let Some((partitions, replication)) = settings.topic_create {
         // Probe first: the admin request alone would wait out its own 30 s and say only OperationTimedOut, while
         // the producer's metadata request fails within timeout.ms with librdkafka's cause (refused, resolve, SASL).
@@ -267,7 +268,8 @@ fn prepare(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<(), 
             Fetch { servers: servers(&settings.client), timeout: settings.timeout, advice },
         )?;
         let connection = connection_properties(&settings.client);
-        if admin::create_topic(&connection, &settings.topic, partitions, replication, settings.timeout)? {
+        created = admin::create_topic(&connection, &settings.topic, partitions, replication, settings.timeout)?;
+        if created {
             log::info!(
                 "created topic '{}' with {partitions} partitions, replication {replication} (-1 = broker default)",
                 settings.topic
@@ -275,18 +277,25 @@ fn prepare(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<(), 
         }
     }
     if settings.preflight != Preflight::Off {
-        preflight(producer, settings)?;
+        // A topic created a moment ago reaches the brokers' metadata a little later: seconds on a busy machine with a
+        // freshly started broker (seen: more than 3 s at 98 % CPU). It exists, so wait for it as long as its creation
+        // may take; any other topic gets the usual short wait.
+        let propagation = if created {
+            settings.timeout.max(Duration::from_secs(30))
+        } else {
+            settings.timeout.min(Duration::from_secs(5))
+        };
+        preflight(producer, settings, propagation)?;
     }
     warn_linger(settings);
     Ok(())
 }
 
-/// Once per test and configuration, before load: the broker answers and the topic exists (a topic created a moment ago may
-/// take a little while to reach every broker's metadata).
-fn preflight(producer: &KafkaProducer, settings: &ProducerSettings) -> Result<(), EngineError> {
+/// Once per test and configuration, before load: the broker answers and the topic exists, waiting up to `propagation`
+/// for a topic to appear in the metadata.
+fn preflight(producer: &KafkaProducer, settings: &ProducerSettings, propagation: Duration) -> Result<(), EngineError> {
     let servers = servers(&settings.client);
     let advice = "; check bootstrap.servers, the security settings and that the broker is running";
-    let propagation = settings.timeout.min(Duration::from_secs(5));
     let partitions = metadata::topic_partitions(
         producer.client(),
         &settings.topic,
