@@ -86,6 +86,9 @@ impl RegistryClient {
             .http_status_as_error(false)
             .timeout_global(Some(config.timeout))
             .user_agent("jmeter-kafka-native");
+        // TLS through native-tls on the OpenSSL linked in for librdkafka. Without a CA file the system's trust store
+        // is used (native-tls looks in the usual places: /etc/ssl/certs and the like).
+        let mut roots = ureq::tls::RootCerts::PlatformVerifier;
         if let Some(ca) = config.ca_file.as_deref().filter(|c| !c.is_empty()) {
             let pem = std::fs::read(ca).map_err(|e| {
                 EngineError::config(format!("schema.registry.ssl.ca.location: cannot read '{ca}': {e}"))
@@ -101,10 +104,11 @@ impl RegistryClient {
                     "schema.registry.ssl.ca.location: '{ca}' holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
                 )));
             }
-            builder = builder.tls_config(
-                ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::Specific(Arc::new(certs))).build(),
-            );
+            roots = ureq::tls::RootCerts::Specific(Arc::new(certs));
         }
+        builder = builder.tls_config(
+            ureq::tls::TlsConfig::builder().provider(ureq::tls::TlsProvider::NativeTls).root_certs(roots).build(),
+        );
         let user = config.username.clone().filter(|u| !u.is_empty()).or(url_auth.as_ref().map(|(u, _)| u.clone()));
         let password = config.password.clone().or(url_auth.map(|(_, p)| p));
         let auth = user.map(|u| {
