@@ -22,8 +22,8 @@ baseline() {
   run_plan baseline -Jkafka.topic="$topic" -Jthreads=4 -Jloops=250 -Jrecord.size=1024 -Jtopic.partitions=16 -e -o "$out/report" &&
     python3 tests/e2e/jtl_check.py "$out/baseline.jtl" --rows 1000 --messages 1000 --all-ok --summary "$out/baseline-summary.json" &&
     grep -Eq '^1000 records sent, [0-9.]+ records/sec \([0-9.]+ MB/sec\), [0-9.]+ ms avg latency, [0-9.]+ ms max latency, [0-9]+ ms 50th, [0-9]+ ms 95th, [0-9]+ ms 99th, [0-9]+ ms 99.9th\.$' "$out/baseline.out" &&
-    [[ -f "$out/report/index.html" ]] &&
-    [[ "$(topic_messages "$topic")" == 1000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 1000"; return 1; }
+    [[ -f "$out/report/index.html" ]] || return 1
+  [[ "$(topic_messages "$topic")" == 1000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 1000"; return 1; }
 }
 
 # Issue 4's acceptance run: 100,000 messages in batch samples, audited. JTL sample counts = summary acked =
@@ -34,7 +34,7 @@ batch_audit() {
     -Jrecord.size=200 -Jaudit=true -Jpolicy=reliability -Jacks=all &&
     python3 tests/e2e/jtl_check.py "$out/batch.jtl" --rows 1000 --messages 100000 --all-ok --summary "$out/batch-summary.json" &&
     grep -Eq '^audit of run [0-9a-f-]+: 100000 acked, 100000 found, 0 missing, 0 duplicates, 0 unexpected' "$out/batch.out" &&
-    python3 - "$out/batch-summary.json" <<'PY' &&
+    python3 - "$out/batch-summary.json" <<'PY' ||
 import json, sys
 s = json.load(open(sys.argv[1]))
 a = s["audit"]
@@ -42,7 +42,8 @@ assert (a["found"], a["duplicates"], a["missing"], a["unexpected"]) == (100000, 
 assert s["acked"] == 100000 and sum(s["per_partition"].values()) == 100000, s
 print("summary and audit agree:", a)
 PY
-    [[ "$(topic_messages "$topic")" == 100000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 100000"; return 1; }
+    return 1
+  [[ "$(topic_messages "$topic")" == 100000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 100000"; return 1; }
   # The same audit on demand, from the run id in the summary.
   local run_id
   run_id="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run_id"])' "$out/batch-summary.json")"
@@ -82,7 +83,7 @@ per_sample_value() {
     -e 's|<stringProp name="key" />|<stringProp name="key">k-${__threadNum}-${__counter(TRUE,)}</stringProp>|' \
     -e 's|<stringProp name="headers" />|<stringProp name="headers">user=u${__threadNum};n=${__counter(TRUE,)}</stringProp>|' \
     jmeter-plans/producer-baseline.jmx >"$plan"
-  grep -q 'valueMode">jmeter<' "$plan" && grep -q 'name="key">k-' "$plan" && grep -q 'name="headers">user=' "$plan" ||
+  { grep -q 'valueMode">jmeter<' "$plan" && grep -q 'name="key">k-' "$plan" && grep -q 'name="headers">user=' "$plan"; } ||
     { echo "the baseline plan's valueMode/value/key/headers fields changed: update this check"; return 1; }
   PLAN="$plan" run_plan value -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jtopic.partitions=2 -Jkey.mode=fixed &&
     python3 tests/e2e/jtl_check.py "$out/value.jtl" --rows 100 --messages 100 --all-ok || return 1

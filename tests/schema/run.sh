@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Schema-aware records (issue 14) against a REAL schema registry: Apicurio Registry started here by
-# scripts/registry (with HTTPS too), stopped at the end; Kafka is started too unless a broker runs.
+# scripts/registry (with HTTPS too; one already serving HTTPS is used as it is), stopped at the end if started
+# here; Kafka is started too unless a broker runs.
 #   - the engine's schema tests against the registry (cargo test --test schema_registry)
 #   - JMeter runs jmeter-plans/schema-avro.jmx: Avro, JSON Schema and Protobuf records produced through the
 #     sampler with schemas from files and from the registry, read back by the consumer sampler with 0 decode
@@ -40,15 +41,19 @@ fi
 records="$root/target/release/examples/schema_records"
 interop() { "$(scripts/registry java)" -cp "$root/target/schema-interop/schema-interop-1.jar:$root/target/schema-interop/libs/*" interop.Interop "$@"; }
 
-if scripts/registry status >/dev/null 2>&1; then
-  scripts/registry stop >/dev/null # a plain-HTTP registry from elsewhere: restart it with HTTPS as well
+if scripts/registry status 2>/dev/null | grep -q ', tls)'; then
+  echo "using the running registry (HTTP and HTTPS)" # e.g. scripts/test's, shared with the bench
+else
+  if scripts/registry status >/dev/null 2>&1; then
+    scripts/registry stop >/dev/null # a plain-HTTP registry from elsewhere: restart it with HTTPS as well
+  fi
+  if ! scripts/registry start --tls; then
+    echo "the schema registry did not start"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+  started_registry=1
 fi
-if ! scripts/registry start --tls; then
-  echo "the schema registry did not start"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-started_registry=1
 if ! scripts/kafka status --nodes 1 >/dev/null 2>&1; then
   scripts/kafka start || { echo "Kafka did not start"; echo "0 passed, 1 failed"; exit 1; }
   started_kafka=1
