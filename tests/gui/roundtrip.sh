@@ -5,6 +5,7 @@
 # match the topic's offsets. Needs a built jar (scripts/build) and a broker (scripts/kafka start); on a shared
 # machine run it in a private network namespace:
 #   unshare -n bash -c 'ip link set lo up && scripts/kafka start && tests/gui/roundtrip.sh; scripts/kafka stop'
+# (scripts/test runs it outside a namespace, on the broker all its suites share.)
 # Ends with "N passed, N failed".
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR

@@ -7,6 +7,7 @@
 # Needs a built jar (scripts/build) and a broker on 127.0.0.1:9092 (scripts/kafka start). The first run downloads
 # the manager with Maven; after that no network is needed, so it can run in a private network namespace, e.g.
 #   unshare -n bash -c 'ip link set lo up && scripts/kafka start && tests/plugins-manager/run.sh; scripts/kafka stop'
+# (scripts/test runs it outside a namespace, on the broker all its suites share.)
 # Ends with "N passed, N failed". About 30 s.
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR

@@ -6,6 +6,7 @@
 # offsets. Needs a built jar (scripts/build) and a broker on 127.0.0.1:9092 (scripts/kafka start). Uses TCP 1099,
 # 1100, 4000, 4001: on a shared machine run it in a private network namespace, e.g.
 #   unshare -n bash -c 'ip link set lo up && scripts/kafka start && tests/remote/run.sh; scripts/kafka stop'
+# (scripts/test runs it outside a namespace, on the broker all its suites share.)
 # Ends with "N passed, N failed". About 1.5 minutes.
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
