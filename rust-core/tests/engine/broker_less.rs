@@ -1,23 +1,33 @@
-//! The broker-less tier: the producer's deadlines, pre-flight and error mapping against librdkafka's mock cluster
-//! (`rdkafka::mocking`), so they run with plain `cargo test` and no broker.
+//! The broker-less tier against librdkafka's mock cluster (`rdkafka::mocking`), so it runs with plain `cargo test`
+//! and no broker: the producer's deadlines, pre-flight and error mapping; the consumer (through [`ConsumerHandle`],
+//! as the sampler drives it) across a group rebalance, a group coordinator move, a partition leader change and
+//! partition EOF events.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use kafka_native::consumer::settings::parse_consumer;
+use kafka_native::consumer::{ConsumerHandle, PollOutcome, EMPTY};
 use kafka_native::producer::settings::parse;
 use kafka_native::producer::{ProducerHandle, SampleInput};
 use kafka_native::report::Run;
-use rdkafka::mocking::MockCluster;
+use rdkafka::mocking::{MockCluster, MockCoordinator};
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 
-fn cluster(topic: &str, partitions: i32) -> MockCluster<'static, DefaultProducerContext> {
-    let cluster = MockCluster::new(1).expect("librdkafka's mock cluster starts");
-    cluster.create_topic(topic, partitions, 1).expect("the mock cluster creates topics");
+type Mock = MockCluster<'static, DefaultProducerContext>;
+
+fn cluster(topic: &str, partitions: i32) -> Mock {
+    cluster_of(1, topic, partitions)
+}
+
+fn cluster_of(brokers: i32, topic: &str, partitions: i32) -> Mock {
+    let cluster = MockCluster::new(brokers).expect("librdkafka's mock cluster starts");
+    cluster.create_topic(topic, partitions, brokers).expect("the mock cluster creates topics");
     cluster
 }
 
 fn open(
-    cluster: &MockCluster<'static, DefaultProducerContext>,
+    cluster: &Mock,
     topic: &str,
     extra: &[(&str, &str)],
 ) -> Result<ProducerHandle, kafka_native::error::EngineError> {
@@ -93,4 +103,164 @@ fn preflight_names_the_brokers_when_none_answers() {
         e.message.ends_with("check bootstrap.servers, the security settings and that the broker is running"),
         "{e}"
     );
+}
+
+// ------------------------------------------------------------------------------------------------ the consumer
+
+/// Sends `samples` samples of 10 records with audit headers (`kn.seq`, for `check.sequence`) to `topic`, retrying
+/// as the reliability policy does (a leader change is a retriable error); returns the records acknowledged.
+fn produce(cluster: &Mock, topic: &str, samples: u32) -> u64 {
+    let mut p = open(cluster, topic, &[("messages.per.sample", "10"), ("audit", "true"), ("policy", "reliability")])
+        .expect("the producer opens on the mock cluster");
+    let acked = (0..samples).map(|_| p.send(SampleInput::default()).acked as u64).sum();
+    p.close(Duration::from_secs(5));
+    acked
+}
+
+/// A consumer of `group` on `topic` at the mock cluster, with the sampler's `extra` settings.
+fn consumer(cluster: &Mock, topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerHandle {
+    let mut pairs = vec![
+        ("bootstrap.servers".to_string(), cluster.bootstrap_servers()),
+        ("topic".to_string(), topic.to_string()),
+        ("group.id".to_string(), group.to_string()),
+        ("poll.timeout.ms".to_string(), "200".to_string()),
+    ];
+    pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let settings = parse_consumer(&pairs).unwrap_or_else(|e| panic!("bad consumer settings: {e}"));
+    ConsumerHandle::open(settings, &Run::new()).unwrap_or_else(|e| panic!("the consumer opens on the mock: {e}"))
+}
+
+/// Polls `c` until `done` holds for the last outcome (at most `limit`); every poll must succeed. Returns all the
+/// outcomes, the last one last.
+fn poll_until(c: &mut ConsumerHandle, limit: Duration, done: impl Fn(&PollOutcome) -> bool) -> Vec<PollOutcome> {
+    let until = Instant::now() + limit;
+    let mut outcomes: Vec<PollOutcome> = Vec::new();
+    loop {
+        let o = c.poll();
+        assert!(o.error.is_none(), "a poll failed: {o:?}");
+        let finished = done(&o);
+        outcomes.push(o);
+        if finished {
+            return outcomes;
+        }
+        assert!(Instant::now() < until, "not reached within {limit:?}; the last polls: {:?}", last_few(&outcomes));
+    }
+}
+
+fn last_few(outcomes: &[PollOutcome]) -> &[PollOutcome] {
+    &outcomes[outcomes.len().saturating_sub(3)..]
+}
+
+fn records(outcomes: &[PollOutcome]) -> u64 {
+    outcomes.iter().map(|o| o.records as u64).sum()
+}
+
+/// Group settings that let the mock's coordinator notice joins and leaves within a second.
+const FAST_GROUP: [(&str, &str); 3] =
+    [("assignment", "subscribe"), ("heartbeat.interval.ms", "100"), ("session.timeout.ms", "6000")];
+
+#[test]
+fn a_rebalance_is_counted_and_the_partitions_follow_the_group() {
+    let c = cluster("rebalance", 4);
+    let mut first = consumer(&c, "rebalance", "g-rebalance", &FAST_GROUP);
+    let joined = poll_until(&mut first, Duration::from_secs(20), |o| o.assigned == 4);
+    assert_eq!(joined.last().unwrap().rebalances, 1, "{:?}", last_few(&joined));
+
+    // A second member: the coordinator splits the 4 partitions, both members go through the rebalance.
+    let mut second = consumer(&c, "rebalance", "g-rebalance", &FAST_GROUP);
+    let until = Instant::now() + Duration::from_secs(20);
+    let (mut a, mut b) = (first.poll(), second.poll());
+    while !(a.assigned == 2 && b.assigned == 2) {
+        assert!(Instant::now() < until, "no 2 + 2 split within 20 s: {a:?} / {b:?}");
+        assert!(a.error.is_none() && b.error.is_none(), "{a:?} / {b:?}");
+        (a, b) = (first.poll(), second.poll());
+    }
+    assert_eq!((a.rebalances, b.rebalances), (2, 1), "{a:?} / {b:?}");
+
+    // The second one leaves: the first holds all 4 again, after its third rebalance.
+    let report = second.close();
+    assert!(report.contains(" 1 rebalance(s) taking "), "{report}");
+    let back = poll_until(&mut first, Duration::from_secs(20), |o| o.assigned == 4);
+    assert_eq!(back.last().unwrap().rebalances, 3, "{:?}", last_few(&back));
+    let report = first.close();
+    assert!(report.starts_with("closed: 0 records in ") && report.contains(" 3 rebalance(s) taking "), "{report}");
+}
+
+#[test]
+fn offsets_are_committed_to_the_group_coordinator_after_it_moved() {
+    let c = cluster_of(3, "coord", 1);
+    c.partition_leader("coord", 0, Some(3)).unwrap();
+    c.coordinator(MockCoordinator::Group("g-coord".into()), 1).unwrap();
+    assert_eq!(produce(&c, "coord", 2), 20);
+    let mut consumer1 = consumer(&c, "coord", "g-coord", &[("commit", "sync")]);
+    let before = poll_until(&mut consumer1, Duration::from_secs(10), |o| o.offset == 19);
+    assert_eq!(records(&before), 20);
+
+    // The group's coordinator moves to broker 2: the commits that follow must reach it.
+    c.coordinator(MockCoordinator::Group("g-coord".into()), 2).unwrap();
+    assert_eq!(produce(&c, "coord", 2), 20);
+    let after = poll_until(&mut consumer1, Duration::from_secs(15), |o| o.offset == 39);
+    assert_eq!(records(&after), 20);
+    let report = consumer1.close();
+    assert!(report.starts_with("closed: 40 records in ") && report.contains(" 0 failed)"), "{report}");
+
+    // A new member of the group starts after the last committed offset: nothing is read twice.
+    let mut again = consumer(&c, "coord", "g-coord", &[("poll.timeout.ms", "1000")]);
+    let o = again.poll();
+    assert_eq!((o.records, o.error.as_ref().map(|e| e.code.as_str())), (0, None), "{o:?}");
+    again.close();
+}
+
+#[test]
+fn a_leader_change_loses_and_repeats_no_record() {
+    let c = cluster_of(2, "leader", 1);
+    c.partition_leader("leader", 0, Some(1)).unwrap();
+    let check = [("check.sequence", "true"), ("commit", "sync"), ("max.records", "15")];
+    let mut consumer1 = consumer(&c, "leader", "g-leader", &check);
+    assert_eq!(produce(&c, "leader", 3), 30);
+    let before = poll_until(&mut consumer1, Duration::from_secs(10), |o| o.offset == 29);
+
+    // Broker 2 becomes the leader: the producer and the consumer both follow it.
+    c.partition_leader("leader", 0, Some(2)).unwrap();
+    assert_eq!(produce(&c, "leader", 3), 30);
+    let after = poll_until(&mut consumer1, Duration::from_secs(15), |o| o.offset == 59);
+    let all: Vec<PollOutcome> = before.into_iter().chain(after).collect();
+    assert_eq!(records(&all), 60, "every record once");
+    assert!(all.iter().all(|o| o.check_failures == 0 && o.records <= 15), "{:?}", last_few(&all));
+    let report = consumer1.close();
+    assert!(report.starts_with("closed: 60 records in ") && report.contains(" 0 failed)"), "{report}");
+}
+
+#[test]
+fn partition_eof_events_neither_fail_nor_shorten_a_sample() {
+    let c = cluster("eof", 2);
+    assert_eq!(produce(&c, "eof", 1), 10);
+    // enable.partition.eof: librdkafka reports the end of each partition as an event, which the sampler must not
+    // take for an error (nor for the end of the wait).
+    let eof = [("enable.partition.eof", "true"), ("poll.timeout.ms", "500")];
+    let mut drain = consumer(&c, "eof", "g-eof", &eof);
+    let read = poll_until(&mut drain, Duration::from_secs(10), |o| o.records == 0);
+    assert_eq!(records(&read), 10);
+    let empty = read.last().unwrap();
+    assert!(empty.elapsed >= Duration::from_millis(500), "the EOF cut the wait short: {empty:?}");
+    assert!(!empty.stop_thread);
+    drain.close();
+
+    // At the end of the partitions, stop.on.empty ends the thread; fail.on.empty fails the sample as EMPTY.
+    let mut stop = consumer(&c, "eof", "g-eof-stop", &[eof[0], eof[1], ("stop.on.empty", "true")]);
+    let last = poll_until(&mut stop, Duration::from_secs(10), |o| o.records == 0);
+    assert!(last.last().unwrap().stop_thread, "{:?}", last_few(&last));
+    stop.close();
+    let mut fail = consumer(&c, "eof", "g-eof-fail", &[eof[0], eof[1], ("fail.on.empty", "true")]);
+    let until = Instant::now() + Duration::from_secs(10);
+    let e = loop {
+        let o = fail.poll();
+        if let Some(e) = o.error {
+            break e;
+        }
+        assert!(Instant::now() < until, "no EMPTY sample within 10 s");
+    };
+    assert_eq!(e.code, EMPTY, "{e}");
+    assert_eq!(e.message, "no record within 500 ms (poll.timeout.ms)");
+    fail.close();
 }

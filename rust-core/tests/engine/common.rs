@@ -1,11 +1,13 @@
 //! Helpers for the integration tier: tests that talk to the real broker started by `scripts/kafka start`.
 //!
-//! Every such test starts with [`require_broker!`]: when no broker answers, it prints why it is skipped (straight
-//! to the terminal, past the test harness's output capture) and returns, so a run without a broker says so.
+//! Every such test starts with [`require_broker!`]. When no broker answers, in CI (`CI=true`, as scripts/test sets
+//! it) the test fails; elsewhere it prints why it is skipped (straight to the terminal, past the test harness's
+//! output capture) and returns, and the run ends with the number of tests skipped, after the harness's counts.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use std::sync::{Arc, LazyLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Once};
 
 use kafka_native::client::admin;
 use kafka_native::consumer::settings::{parse_consumer, ConsumerSettings};
@@ -116,9 +118,44 @@ pub fn broker_answers() -> bool {
     *ANSWERS
 }
 
-/// Prints the skip line of test `name` on the terminal (not captured by the harness).
-pub fn report_skip(name: &str) {
+/// True in CI (`CI=true` or `CI=1`): a test that needs a broker fails without one instead of skipping.
+pub fn skipping_fails() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Tests skipped so far, for the line printed when the test binary exits.
+static SKIPPED: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs at the process's exit, after the harness's "test result" line: its counts include the skipped tests among
+/// the passed ones, this line says how many.
+extern "C" fn report_skips_at_exit() {
     use std::io::Write;
+    let line = format!(
+        "SKIPPED {} real-broker test(s) of the passed ones above: no broker answered on {} (start one with \
+         scripts/kafka start, or set KAFKA_BOOTSTRAP; with CI=true they fail instead)\n",
+        SKIPPED.load(Ordering::Relaxed),
+        bootstrap()
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+/// Test `name` needs a broker and none answers: fails it in CI, else prints its skip line on the terminal (not
+/// captured by the harness) and counts it.
+pub fn skip_or_fail(name: &str) {
+    use std::io::Write;
+    if skipping_fails() {
+        panic!(
+            "{name}: no broker answered on {} and CI is set, so the test fails instead of skipping (start one with \
+             scripts/kafka start, or set KAFKA_BOOTSTRAP)",
+            bootstrap()
+        );
+    }
+    static AT_EXIT: Once = Once::new();
+    // SAFETY: registers a plain function without arguments; it only formats and writes to stderr.
+    AT_EXIT.call_once(|| unsafe {
+        libc::atexit(report_skips_at_exit);
+    });
+    SKIPPED.fetch_add(1, Ordering::Relaxed);
     let line = format!(
         "SKIPPED {name}: no broker answered on {} (start one with scripts/kafka start, or set KAFKA_BOOTSTRAP)\n",
         bootstrap()
@@ -126,14 +163,14 @@ pub fn report_skip(name: &str) {
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
-/// Returns from the test (reported as skipped, with the reason) when no broker answers.
+/// Returns from the test (reported as skipped, with the reason) when no broker answers; fails it in CI.
 #[macro_export]
 macro_rules! require_broker {
     () => {
         if !$crate::common::broker_answers() {
             fn here() {}
             let name = std::any::type_name_of_val(&here);
-            $crate::common::report_skip(name.trim_end_matches("::here"));
+            $crate::common::skip_or_fail(name.trim_end_matches("::here"));
             return;
         }
     };
