@@ -137,6 +137,14 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
     librdkafka_conf::validate(&client, &candidates(&own_keys))?;
     let value_decode = DecoderSettings::parse(&sampler, Role::Value)?;
     let key_decode = DecoderSettings::parse(&sampler, Role::Key)?;
+    for (role, decode) in [("value", &value_decode), ("key", &key_decode)] {
+        if decode.is_none() && sampler.contains_key(format!("{role}.assert").as_str()) {
+            settings::warn_once(
+                &format!("{role}.assert without decode"),
+                &format!("{role}.assert is ignored: it checks decoded records; set {role}.decode (avro, json-schema or protobuf)"),
+            );
+        }
+    }
     Ok(ConsumerSettings {
         topic,
         group,
