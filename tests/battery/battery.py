@@ -288,6 +288,11 @@ ROWS = [
         r"target\.rate: '1e-300' is not valid; use samples per second per thread from"),
     Row("p-internal-topic", "producer", {"topic": "__consumer_offsets"}, "CONFIG_ERROR",
         r"one of Kafka's internal topics"),
+    Row("p-plaintext-on-sasl-ssl", "producer", {"bootstrap.servers": "127.0.0.1:9095"}, "TRANSPORT|ALL_BROKERS_DOWN",
+        r"security", bound=10),
+    # The broker refuses the join; the log says which setting and which range.
+    Row("c-session-timeout-out-of-range", "consumer", {"assignment": "subscribe", "session.timeout.ms": "1000"},
+        "[A-Z_]+", r".", log=r"session\.timeout\.ms=1000 is outside the broker's default range, 6000 to 1800000"),
     Row("p-ok", "producer", {}, "OK", "acked"),
     # --- consumer ---
     Row("c-client-id-1m", "consumer", {"extra.properties": "client.id=" + "c" * 1_048_575}, "CONFIG_ERROR",
