@@ -32,13 +32,13 @@ impl Limit {
 /// The whole of the regular file `path`, named by `what` (the setting) in every error, at most `limit` bytes.
 pub fn read(path: &str, what: &str, limit: Limit) -> Result<Vec<u8>, String> {
     let (file, meta) = open(path, what, false)?;
-    too_large(path, what, limit, meta.len())?;
+    too_large(path, what, limit, meta.len(), true)?;
     let mut data = Vec::with_capacity(meta.len() as usize);
     // The size may be 0 (files under /proc) or grow while being read: the read itself is bounded too.
     file.take(limit.bytes + 1)
         .read_to_end(&mut data)
         .map_err(|e| format!("{what}: cannot read '{}': {e}", clip(path)))?;
-    too_large(path, what, limit, data.len() as u64)?;
+    too_large(path, what, limit, data.len() as u64, false)?;
     Ok(data)
 }
 
@@ -56,7 +56,7 @@ pub fn check(path: &str, what: &str, limit: Limit, directory_ok: bool) -> Result
     if meta.is_dir() {
         return Ok(None);
     }
-    too_large(path, what, limit, meta.len())?;
+    too_large(path, what, limit, meta.len(), true)?;
     Ok(Some(file))
 }
 
@@ -88,12 +88,12 @@ fn open(path: &str, what: &str, directory_ok: bool) -> Result<(File, Metadata), 
     Err(format!("{what}: '{shown}' is {found}; name a regular file"))
 }
 
-fn too_large(path: &str, what: &str, limit: Limit, size: u64) -> Result<(), String> {
+fn too_large(path: &str, what: &str, limit: Limit, size: u64, exact: bool) -> Result<(), String> {
     if size <= limit.bytes {
         return Ok(());
     }
-    // A file read past the limit shows limit + 1 bytes, not its size.
-    let found = if size > limit.bytes + 1 { format!("{size} bytes, more") } else { "larger".to_string() };
+    // A read stops at limit + 1 bytes: its count is not the file's size.
+    let found = if exact { format!("{size} bytes, more") } else { "larger".to_string() };
     let raise = match limit.setting {
         Some(setting) => format!(" or raise {setting}"),
         None => String::new(),
