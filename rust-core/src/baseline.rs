@@ -89,7 +89,8 @@ pub fn to_json(path: &str, rows: &Result<Vec<Row>, String>) -> Value {
 
 /// Reads a summary file for comparison.
 pub fn read(path: &str) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the baseline '{path}': {e}"))?;
+    let limit = crate::files::Limit::fixed(crate::files::MAX_DOCUMENT);
+    let text = crate::files::read_text(path, "kafka.verdict.baseline", limit)?;
     serde_json::from_str(&text).map_err(|e| format!("the baseline '{path}' is not JSON: {e}"))
 }
 

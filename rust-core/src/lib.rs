@@ -31,6 +31,7 @@
 //! - [`breakdown`]: where the send→ack time goes (librdkafka's statistics), with hints.
 //! - [`verdict`]: `kafka.verdict`'s criteria over the summaries; [`judgement`]: the run judged once after JMeter's end
 //!   of test (summaries, lag, generator health, [`baseline`] comparison, [`junit`] report).
+//! - [`files`]: every file a user names, opened without blocking, checked to be a regular file, read with a limit.
 //! - [`error`]: one error type with stable codes; [`logsink`]: log lines waiting for a JMeter thread.
 //! - [`jni`]: the bridge only (conversion, typed exceptions, result layouts).
 //!
@@ -43,6 +44,7 @@ pub mod breakdown;
 pub mod client;
 pub mod consumer;
 pub mod error;
+pub mod files;
 pub mod jni;
 pub mod judgement;
 pub mod junit;

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::client::limits::clip;
 use crate::error::EngineError;
 use crate::schema::rules::random_uuid;
 
@@ -48,27 +49,48 @@ enum Part {
 pub struct Template(Vec<Part>);
 
 impl Template {
-    /// Parses `text` with the `allowed` placeholders; any other is an error (a typo would otherwise go out verbatim).
+    /// Parses `text` with the `allowed` placeholders; any other is an error (a typo would otherwise go out verbatim),
+    /// and so is a `{` that opens no placeholder (`order-{seq` sent literally gave every record the same key). `{{`
+    /// is a literal `{`.
     pub fn parse(text: &str, what: &str, allowed: &[Placeholder]) -> Result<Template, EngineError> {
         let mut parts = Vec::new();
+        let mut literal = String::new();
         let mut rest = text;
         while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}').map(|c| c + open) else { break };
-            let name = &rest[open + 1..close];
-            let Some(&placeholder) = allowed.iter().find(|p| p.name() == name) else {
+            literal.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            if let Some(tail) = after.strip_prefix('{') {
+                literal.push('{');
+                rest = tail;
+                continue;
+            }
+            // The name ends at the first brace; a `{` first (or none) leaves this one unclosed.
+            let Some(close) = after.find(['{', '}']).filter(|c| after.as_bytes()[*c] == b'}') else {
                 return Err(EngineError::config(format!(
-                    "{what}: unknown placeholder {{{name}}}; use {}",
+                    "{what}: '{}' has a {{ that is not closed (at character {}); write {} (a placeholder), or {{{{ \
+                     for a literal {{",
+                    clip(text),
+                    text[..text.len() - rest.len() + open].chars().count() + 1,
                     choices(allowed)
                 )));
             };
-            if open > 0 {
-                parts.push(Part::Text(rest[..open].to_string()));
+            let name = &after[..close];
+            let Some(&placeholder) = allowed.iter().find(|p| p.name() == name) else {
+                return Err(EngineError::config(format!(
+                    "{what}: unknown placeholder {{{}}}; use {}, or {{{{ for a literal {{",
+                    clip(name),
+                    choices(allowed)
+                )));
+            };
+            if !literal.is_empty() {
+                parts.push(Part::Text(std::mem::take(&mut literal)));
             }
             parts.push(Part::Placeholder(placeholder));
-            rest = &rest[close + 1..];
+            rest = &after[close + 1..];
         }
-        if !rest.is_empty() {
-            parts.push(Part::Text(rest.to_string()));
+        literal.push_str(rest);
+        if !literal.is_empty() {
+            parts.push(Part::Text(literal));
         }
         Ok(Template(parts))
     }
@@ -122,10 +144,33 @@ mod tests {
         t.render_into(&mut out, 7, 3, &mut fastrand::Rng::with_seed(1));
         assert_eq!(out, b"k-7-3");
         let e = Template::parse("x{thread}", "rule", RECORD).unwrap_err();
-        assert_eq!(e.message, "rule: unknown placeholder {thread}; use {seq} or {uuid}");
+        assert_eq!(e.message, "rule: unknown placeholder {thread}; use {seq} or {uuid}, or {{ for a literal {");
         let e = Template::parse("{ts}", "value.template", MESSAGE).unwrap_err();
-        assert!(e.message.ends_with("use {seq}, {thread}, {uuid} or {timestamp}"), "{}", e.message);
+        assert!(e.message.contains("use {seq}, {thread}, {uuid} or {timestamp},"), "{}", e.message);
+        let e = Template::parse("{seq}x{ts", "key", MESSAGE).unwrap_err();
+        assert!(e.message.starts_with("key: '{seq}x{ts' has a { that is not closed (at character 7)"), "{}", e.message);
+        assert!(
+            e.message.contains("use {seq}, {thread}, {uuid} or {timestamp}, or {{ for a literal {"),
+            "{}",
+            e.message
+        );
         let u = Template::parse("{uuid}", "r", RECORD).unwrap().render(0, &mut fastrand::Rng::with_seed(2));
         assert_eq!(uuid::Uuid::parse_str(&u).map(|u| u.get_version_num()), Ok(4));
+    }
+
+    #[test]
+    fn an_unclosed_brace_is_refused_and_a_double_one_is_literal() {
+        for text in ["order-{seq", "id-{", "{seq{seq}", "a{b"] {
+            let e = Template::parse(text, "key", MESSAGE).unwrap_err();
+            assert!(e.message.starts_with(&format!("key: '{text}' has a {{ that is not closed")), "{}", e.message);
+            assert!(e.message.ends_with("or {{ for a literal {"), "{}", e.message);
+        }
+        let t = Template::parse(r#"{{"id":{seq},"s":"}"}"#, "value.template", MESSAGE).unwrap();
+        let mut out = Vec::new();
+        t.render_into(&mut out, 42, 1, &mut fastrand::Rng::with_seed(1));
+        assert_eq!(out, br#"{"id":42,"s":"}"}"#);
+        let t = Template::parse("{{seq}", "key", MESSAGE).unwrap();
+        t.render_into(&mut out, 42, 1, &mut fastrand::Rng::with_seed(1));
+        assert_eq!(out, b"{seq}");
     }
 }

@@ -4,31 +4,38 @@
 Every row is one JMeter run (its own JVM, so a crash is pinned on its row) of a one-sample plan with the producer,
 consumer or lag sampler. A row asserts what a user sees: the JTL's response code and a phrase of its response
 message, a message short enough to read (echoed values are capped), no secret anywhere in the output, no
-hs_err_pid*.log, and JMeter exiting by itself within the row's bound.
+hs_err_pid*.log, no file in the row's folder changed or added but JMeter's outputs, and JMeter exiting by itself
+within the row's bound.
 
 How an input reaches the sampler matters, so each row says its route:
   prop  a properties file given with -q (Java's \\uXXXX escapes carry NUL, lone surrogates, several MB),
   argv  a -J option on the command line (raw bytes, decoded by the JVM from the locale),
   csv   a CSV Data Set Config reading a file (invalid UTF-8 bytes decode to U+FFFD),
-  jmx   the plan itself (XML character references: only characters XML 1.0 allows, so no NUL and no surrogate).
+  jmx   the plan itself (XML character references: only characters XML 1.0 allows, so no NUL and no surrogate),
+  element  a plan of Kafka Connection and Kafka Producer elements (camelCase properties, values as typed).
 
   battery.py list                 row ids, one per line (BATTERY_ALL=1: also the rows left out of CI, which
                                   repeat a code path another row covers)
   battery.py run ID               runs one row; prints its verdict; exit 0 when the row's checks hold
   battery.py check ID             prints a row's verdict (after run); exit 0 when its checks held
-  battery.py tally                inputs, clear, unclear, crashes, hangs over the rows run so far
+  battery.py tally                inputs, clear, unclear, crashes, hangs, files harmed over the rows run so far
 Environment: BATTERY_OUT (results folder), BATTERY_BOOTSTRAP (plain listener), BATTERY_SASL (SASL_PLAINTEXT
 listener), BATTERY_TOPIC (an existing topic with a few records and BATTERY_PARTITIONS partitions).
 """
 
+import contextlib
 import csv
 import glob
+import hashlib
+import http.server
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
+import threading
 import time
 from xml.sax.saxutils import escape
 
@@ -73,14 +80,26 @@ SASL_WRONG = {
     "sasl.password": SECRET,
 }
 MB = 1024 * 1024
+FIFO = object()  # a fixture that is a named pipe: reading it must not block the JMeter thread
+# The broker's real SASL password (scripts/kafka): with a trailing space it must be refused, and never be echoed.
+REAL_PASSWORD = "jmeter-secret"
+SASL_RIGHT = dict(SASL_WRONG, **{"sasl.password": REAL_PASSWORD + " "})
+AVSC = b'{"type":"record","name":"Order","fields":[{"name":"id","type":"long"}]}'
+# What JMeter writes into a row's folder; any other new file there, or a change to a fixture, is a file harmed.
+OUTPUTS = {"result.jtl", "jmeter.log", "jmeter.out", "summary.json", "consumer-summary.json", "verdict.json"}
 
 
 class Row:
     """One input: the sampler, its parameters (over the sampler's base), and what the user must see."""
 
-    def __init__(self, rid, sampler, params, code, phrase, route="prop", bound=BOUND_S, drop=(), ci=True, threads=1):
+    def __init__(self, rid, sampler, params, code, phrase, route="prop", bound=BOUND_S, drop=(), ci=True, threads=1,
+                 files=None, log=None, connections=None, registry=False):
         self.id, self.sampler, self.params, self.code, self.phrase = rid, sampler, params, code, phrase
         self.route, self.bound, self.drop, self.ci, self.threads = route, bound, drop, ci, threads
+        # files: name -> bytes, or FIFO for a named pipe, made in the row's folder ({dir} in a value names it);
+        # log: a phrase jmeter.log must have; connections: the Kafka Connection elements of an element-route plan;
+        # registry: a local HTTP server that answers every request with 64 MB ({registry} in a value is its URL).
+        self.files, self.log, self.connections, self.registry = files or {}, log, connections, registry
 
 
 def hosts(n):
@@ -200,6 +219,80 @@ ROWS = [
     Row("p-ssl-ca-missing", "producer",
         {"security.protocol": "SSL", "ssl.ca.location": "/nonexistent/battery-ca.pem"}, "CONFIG_ERROR",
         r"/nonexistent/battery-ca\.pem"),
+    # --- files: each is opened without blocking, must be a regular file, and is read with a limit ---
+    Row("p-payload-dev-zero", "producer", {"value.mode": "file", "payload.file": "/dev/zero"}, "CONFIG_ERROR",
+        r"payload\.file: '/dev/zero' is a device"),
+    Row("p-payload-fifo", "producer", {"value.mode": "file", "payload.file": "{dir}/pipe"}, "CONFIG_ERROR",
+        r"payload\.file: .*is a FIFO", files={"pipe": FIFO}),
+    Row("p-payload-directory", "producer", {"value.mode": "file", "payload.file": "{dir}"}, "CONFIG_ERROR",
+        r"payload\.file: .*is a directory"),
+    Row("p-payload-over-limit", "producer", {"value.mode": "file", "payload.file": "{dir}/big.txt",
+                                             "payload.file.max.bytes": "1048576"}, "CONFIG_ERROR",
+        r"payload\.file: .*2097152 bytes, more than the limit of 1048576 bytes.*payload\.file\.max\.bytes",
+        files={"big.txt": b"x" * (2 * MB - 1) + b"\n"}),
+    Row("p-payload-raised-limit-ok", "producer", {"value.mode": "file", "payload.file": "{dir}/big.txt",
+                                                  "payload.file.max.bytes": "104857600"}, "MSG_SIZE_TOO_LARGE",
+        r"message\.max\.bytes", files={"big.txt": b"x" * (2 * MB - 1) + b"\n"}, ci=False),
+    Row("p-schema-fifo", "producer", {"value.mode": "avro", "value.schema.file": "{dir}/order.avsc"},
+        "SCHEMA_ERROR", r"schema file: .*is a FIFO", files={"order.avsc": FIFO}),
+    Row("p-schema-dev-zero", "producer", {"value.mode": "json-schema", "value.schema.file": "/dev/zero"},
+        "SCHEMA_ERROR", r"schema file: '/dev/zero' is a device"),
+    Row("p-rules-fifo", "producer", {"value.mode": "avro", "value.schema.file": "{dir}/order.avsc",
+                                     "value.schema.rules.file": "{dir}/pipe"}, "CONFIG_ERROR",
+        r"value\.schema\.rules\.file: .*is a FIFO", files={"order.avsc": AVSC, "pipe": FIFO}),
+    Row("p-proto-import-fifo", "producer", {"value.mode": "protobuf", "value.schema.file": "{dir}/order.proto"},
+        "SCHEMA_ERROR", r"import \"pipe\.proto\".*is a FIFO",
+        files={"order.proto": b'syntax = "proto3";\nimport "pipe.proto";\nmessage Order { int64 id = 1; }\n',
+               "pipe.proto": FIFO}),
+    Row("p-proto-import-avsc", "producer", {"value.mode": "protobuf", "value.schema.file": "{dir}/order.proto"},
+        "SCHEMA_ERROR", r"import \"order\.avsc\" is not a \.proto file",
+        files={"order.proto": b'syntax = "proto3";\nimport "order.avsc";\nmessage Order { int64 id = 1; }\n',
+               "order.avsc": AVSC}),
+    Row("p-ssl-ca-fifo", "producer", {"security.protocol": "SSL", "ssl.ca.location": "{dir}/ca.pem"},
+        "CONFIG_ERROR", r"ssl\.ca\.location: .*is a FIFO", files={"ca.pem": FIFO}),
+    Row("p-ssl-ca-not-pem", "producer", {"security.protocol": "SSL", "ssl.ca.location": "{dir}/ca.der"},
+        "CONFIG_ERROR", r"ssl\.ca\.location: .*is not a PEM file", files={"ca.der": b"\x30\x82\x01\x0a" * 64}),
+    Row("p-registry-64mb", "producer", {"value.mode": "avro", "value.schema.subject": "battery-value",
+                                        "schema.registry.url": "{registry}"}, "REGISTRY_ERROR",
+        r"more than 16777216 bytes", registry=True),
+    Row("c-schema-fifo", "consumer", {"value.decode": "avro", "value.schema.file": "{dir}/order.avsc",
+                                      "value.schema.framing": "none"}, "SCHEMA_ERROR", r"schema file: .*is a FIFO",
+        files={"order.avsc": FIFO}),
+    # --- silently wrong load ---
+    Row("p-key-unclosed", "producer", {"key.mode": "template", "key": "order-{seq"}, "CONFIG_ERROR",
+        r"key: 'order-\{seq' has a \{ that is not closed \(at character 7\).*\{\{ for a literal \{"),
+    Row("p-template-unclosed", "producer", {"value.mode": "template", "value.template": "id-{seq"}, "CONFIG_ERROR",
+        r"value\.template: 'id-\{seq' has a \{ that is not closed"),
+    Row("p-template-literal-brace-ok", "producer", {"value.mode": "template", "value.template": '{{"id":{seq}}'},
+        "OK", "acked"),
+    Row("p-header-kn-sent", "producer", {"headers": "kn.sent.us=1"}, "CONFIG_ERROR", r"headers: 'kn\.sent\.us' is reserved"),
+    # In the plan itself: JMeter's ${__P()} trims what it returns (${__property()} does not).
+    Row("p-password-trailing-space", "producer", dict(SASL_RIGHT), "AUTHENTICATION", r"SASL authentication",
+        bound=10, route="jmx"),
+    Row("e-password-trailing-space", "producer", {"topic": TOPIC, "timeoutMs": "3000"}, "AUTHENTICATION",
+        r"SASL authentication", bound=10, route="element",
+        connections=[{"bootstrapServers": SASL, "securityProtocol": "SASL_PLAINTEXT", "saslMechanism": "SCRAM-SHA-512",
+                      "username": "jmeter", "password": REAL_PASSWORD + " "}]),
+    Row("e-connection-twice", "producer", {"topic": TOPIC, "timeoutMs": "3000"}, "CONFIG_ERROR",
+        r"more than one Kafka Connection named 'kafka'", route="element",
+        connections=[{"bootstrapServers": BROKER}, {"bootstrapServers": UNREACHABLE}]),
+    Row("e-misspelt-property", "producer", {"topic": TOPIC, "timeoutMs": "3000", "lingerMS": "5"}, "OK", "acked",
+        route="element", connections=[{"bootstrapServers": BROKER}],
+        log=r"property lingerMS is not a setting of this element and is ignored; did you mean lingerMs\?"),
+    Row("c-assert-without-decode", "consumer", {"value.assert": "id=1"}, "OK|EMPTY", r"record",
+        log=r"value\.assert is ignored: it checks decoded records; set value\.decode"),
+    # --- messages that say what is wrong and what to do ---
+    Row("p-bootstrap-not-a-port", "producer", {"bootstrap.servers": "localhost:notaport"}, "CONFIG_ERROR",
+        r"'localhost:notaport' has the port 'notaport', which is not a number from 1 to 65535"),
+    Row("p-target-rate-tiny", "producer", {"target.rate": "1e-300"}, "CONFIG_ERROR",
+        r"target\.rate: '1e-300' is not valid; use samples per second per thread from"),
+    Row("p-internal-topic", "producer", {"topic": "__consumer_offsets"}, "CONFIG_ERROR",
+        r"one of Kafka's internal topics"),
+    Row("p-plaintext-on-sasl-ssl", "producer", {"bootstrap.servers": "127.0.0.1:9095"}, "TRANSPORT|ALL_BROKERS_DOWN",
+        r"security", bound=10),
+    # The broker refuses the join; the log says which setting and which range.
+    Row("c-session-timeout-out-of-range", "consumer", {"assignment": "subscribe", "session.timeout.ms": "1000"},
+        "[A-Z_]+", r".", log=r"session\.timeout\.ms=1000 is outside the broker's default range, 6000 to 1800000"),
     Row("p-ok", "producer", {}, "OK", "acked"),
     # --- consumer ---
     Row("c-client-id-1m", "consumer", {"extra.properties": "client.id=" + "c" * 1_048_575}, "CONFIG_ERROR",
@@ -305,10 +398,112 @@ def plan(row, params, refs):
 """
 
 
-def prepare(row, folder):
+ELEMENT_CLASSES = {"producer": "io.kafkanative.jmeter.KafkaProducer"}
+
+
+def element_plan(row, params):
+    """A plan of Kafka elements: the row's Connections (each named "kafka" unless it says otherwise) and one
+    producer element with the row's properties, values as typed."""
+
+    def props(values):
+        return "".join(f'<stringProp name="{escape(k)}">{escape(v)}</stringProp>' for k, v in values.items())
+
+    cls = ELEMENT_CLASSES[row.sampler]
+    connections = "".join(
+        '<io.kafkanative.jmeter.KafkaConnection guiclass="TestBeanGUI" testclass="io.kafkanative.jmeter.KafkaConnection"'
+        f' testname="connection {i}">{props(dict({"connectionName": "kafka"}, **c))}'
+        "</io.kafkanative.jmeter.KafkaConnection><hashTree/>"
+        for i, c in enumerate(row.connections)
+    )
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2" properties="5.0" jmeter="5.6.3"><hashTree>
+<TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="battery {escape(row.id)}"/><hashTree>{connections}
+<ThreadGroup guiclass="ThreadGroupGui" testclass="ThreadGroup" testname="row">
+<stringProp name="ThreadGroup.on_sample_error">continue</stringProp>
+<elementProp name="ThreadGroup.main_controller" elementType="LoopController" guiclass="LoopControlPanel"
+ testclass="LoopController" testname="loop"><stringProp name="LoopController.loops">1</stringProp>
+<boolProp name="LoopController.continue_forever">false</boolProp></elementProp>
+<stringProp name="ThreadGroup.num_threads">{row.threads}</stringProp><stringProp name="ThreadGroup.ramp_time">0</stringProp>
+</ThreadGroup><hashTree>
+<{cls} guiclass="TestBeanGUI" testclass="{cls}" testname="{escape(row.id)}">{props(params)}</{cls}><hashTree/>
+</hashTree></hashTree></hashTree></jmeterTestPlan>
+"""
+
+
+def make_files(row, folder):
+    """The row's fixtures, in its folder."""
+    for name, data in row.files.items():
+        path = os.path.join(folder, name)
+        if data is FIFO:
+            os.mkfifo(path)
+        else:
+            with open(path, "wb") as f:
+                f.write(data)
+
+
+def snapshot(folder):
+    """Every file in the row's folder: its type, size, modification time and content digest (FIFOs: type only)."""
+    seen = {}
+    for name in sorted(os.listdir(folder)):
+        st = os.lstat(os.path.join(folder, name))
+        if stat.S_ISREG(st.st_mode):
+            with open(os.path.join(folder, name), "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            seen[name] = ("file", st.st_size, st.st_mtime_ns, digest)
+        else:
+            seen[name] = (stat.S_IFMT(st.st_mode),)
+    return seen
+
+
+def harmed(before, after):
+    """Fixtures changed or removed, and new files that are not JMeter's outputs."""
+    changed = [n for n, v in before.items() if after.get(n) != v]
+    added = [n for n in after if n not in before and n not in OUTPUTS and not n.startswith("hs_err_pid")]
+    return changed + added
+
+
+class Registry:
+    """A local HTTP server that answers every request with 64 MB of JSON-looking text (a registry gone wrong)."""
+
+    def __enter__(self):
+        body = b'{"id":' + b"1" * (64 * MB) + b"}"
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def answer(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except OSError:
+                    pass  # the client stopped reading at its limit
+
+            do_GET = do_POST = answer
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+
+
+def prepare(row, folder, registry=None):
     """Writes the plan and the files that carry the row's values by its route; returns extra JMeter arguments."""
+    if row.route == "element":
+        params = {k: v.replace("{dir}", folder) for k, v in row.params.items()}
+        with open(os.path.join(folder, "plan.jmx"), "w", encoding="utf-8") as f:
+            f.write(element_plan(row, params))
+        open(os.path.join(folder, "input.properties"), "w").close()
+        return []
     params = {k: v for k, v in BASE[row.sampler].items() if k not in row.drop}
     params.update(row.params)
+    params = {k: v.replace("{dir}", folder).replace("{registry}", registry or "") if isinstance(v, str) else v
+              for k, v in params.items()}
     refs, props, argv, csv_values = {}, [], [], []
     for i, (name, value) in enumerate(params.items()):
         if isinstance(value, bytes):
@@ -338,12 +533,21 @@ def run(rid):
     folder = os.path.join(OUT, row.id)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    argv = prepare(row, folder)
+    make_files(row, folder)
+    with contextlib.ExitStack() as stack:
+        registry = stack.enter_context(Registry()) if row.registry else None
+        argv = prepare(row, folder, registry)
+        return run_jmeter(row, folder, argv)
+
+
+def run_jmeter(row, folder, argv):
+    before = snapshot(folder)
     jtl = os.path.join(folder, "result.jtl")
     cmd = [
         os.path.join(ROOT, "scripts", "jmeter").encode(), b"-n", b"-t", b"plan.jmx", b"-q", b"input.properties",
         b"-l", jtl.encode(), b"-j", b"jmeter.log", b"-Jjmeter.save.saveservice.output_format=csv",
-        b"-Jkafka.summary.file=" + os.path.join(folder, "summary.json").encode(), *argv,
+        b"-Jkafka.summary.file=" + os.path.join(folder, "summary.json").encode(),
+        b"-Jkafka.consumer.summary.file=" + os.path.join(folder, "consumer-summary.json").encode(), *argv,
     ]
     env = dict(os.environ)
     # A quick-starting JVM: this plan sends one sample. hs_err files go to the row's folder.
@@ -360,7 +564,7 @@ def run(rid):
             rc = proc.wait()
             hung = True
     elapsed = time.monotonic() - start
-    return judge(row, folder, jtl, rc, hung, elapsed)
+    return judge(row, folder, jtl, rc, hung, elapsed, harmed(before, snapshot(folder)))
 
 
 def test_seconds(folder):
@@ -379,7 +583,7 @@ def test_seconds(folder):
     return None
 
 
-def judge(row, folder, jtl, rc, hung, elapsed):
+def judge(row, folder, jtl, rc, hung, elapsed, harm):
     rows = []
     in_test = test_seconds(folder)
     if os.path.exists(jtl):
@@ -411,18 +615,27 @@ def judge(row, folder, jtl, rc, hung, elapsed):
             problems.append(f"message of {len(message)} characters (cap {MESSAGE_CAP})")
         if rc != 0:
             problems.append(f"JMeter exit {rc}")
+        if row.log:
+            log_path = os.path.join(folder, "jmeter.log")
+            log_text = open(log_path, encoding="utf-8", errors="replace").read() if os.path.exists(log_path) else ""
+            if not re.search(row.log, log_text):
+                problems.append(f"jmeter.log lacks /{row.log}/")
         if problems:
             kind = "unclear"
-    for name in ("jmeter.out", "jmeter.log", "result.jtl"):
+    for name in ("jmeter.out", "jmeter.log", "result.jtl", "summary.json"):
         path = os.path.join(folder, name)
-        if os.path.exists(path) and SECRET.encode() in open(path, "rb").read():
-            problems.append(f"the password appears in {name}")
-            kind = "unclear" if kind == "clear" else kind
+        content = open(path, "rb").read() if os.path.exists(path) else b""
+        for secret in (SECRET, REAL_PASSWORD):
+            if secret.encode() in content:
+                problems.append(f"the password {'(the real one) ' if secret == REAL_PASSWORD else ''}appears in {name}")
+                kind = "unclear" if kind == "clear" else kind
+    if harm:
+        problems.append(f"files harmed in the row's folder: {', '.join(harm)}")
     verdict = {
         "id": row.id, "kind": kind, "seconds": round(elapsed, 1),
         "test_seconds": None if in_test is None else round(in_test, 1), "code": code,
         "message": message[:300] + ("…" if len(message) > 300 else ""), "message_length": len(message),
-        "problems": problems,
+        "problems": problems, "harmed": harm,
     }
     with open(os.path.join(folder, "verdict.json"), "w") as f:
         json.dump(verdict, f)
@@ -449,8 +662,9 @@ def check(rid):
 def tally():
     verdicts = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(OUT, "*", "verdict.json")))]
     kinds = {k: sum(v["kind"] == k for v in verdicts) for k in ("clear", "unclear", "crash", "hang")}
+    harm = sum(bool(v.get("harmed")) for v in verdicts)
     print(f"battery tally: {len(verdicts)} inputs, {kinds['clear']} clear, {kinds['unclear']} unclear, "
-          f"{kinds['crash']} crashes, {kinds['hang']} hangs")
+          f"{kinds['crash']} crashes, {kinds['hang']} hangs, {harm} with files harmed")
 
 
 def main():

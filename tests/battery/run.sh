@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Bad-input battery: 81 hostile or mistaken inputs (98 with BATTERY_ALL=1) to the producer, consumer and lag samplers, each run
-# by a real headless JMeter (one JVM per input) against the local broker. Each input must end with the expected
-# response code and a phrase naming the cause, no JVM crash (hs_err file), no secret in any output, and JMeter exiting
-# by itself within the input's bound. The table and the checks are in battery.py.
+# Bad-input battery: 108 hostile or mistaken inputs (126 with BATTERY_ALL=1) to the producer, consumer and lag samplers and
+# the Kafka elements, each run by a real headless JMeter (one JVM per input) against the local broker. Each input must
+# end with the expected response code and a phrase naming the cause, no JVM crash (hs_err file), no secret in any output,
+# no file in its folder changed or added but JMeter's outputs (its fixtures include FIFOs, /dev/zero, oversized files),
+# and JMeter exiting by itself within the input's bound. The table and the checks are in battery.py.
 # Needs a built jar (scripts/build) and the broker with its SASL listener (scripts/kafka start --secure).
 #   tests/battery/run.sh [ROW_ID...]   the CI rows (BATTERY_ALL=1: every row), or only the named ones;
 #                                      BATTERY_JOBS=N JMeters at once (default 3)

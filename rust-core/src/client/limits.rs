@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::EngineError;
+use crate::files;
 
 /// Longest `client.id`: well below the ~20 KB at which librdkafka's statistics line overflows its buffer
 /// (the line holds the id plus about 500 bytes), and below Kafka's 32,767-byte request-header limit.
@@ -109,7 +110,9 @@ pub fn check_client(props: &BTreeMap<String, String>) -> Result<(), EngineError>
     Ok(())
 }
 
-/// Files librdkafka reads when the client is created: a missing one gives OpenSSL's "BIO lib" without the path.
+/// Files librdkafka reads when the client is created: a missing one gives OpenSSL's "BIO lib" without the path, a
+/// FIFO blocks the creating thread, a file that is not PEM gives OpenSSL's text only. `ssl.ca.location` may be a
+/// directory of hashed certificates (OpenSSL's CApath).
 fn check_files(props: &BTreeMap<String, String>) -> Result<(), EngineError> {
     for (key, path) in props {
         let is_file = key.starts_with("ssl.") && key.ends_with(".location") || key == "sasl.kerberos.keytab";
@@ -117,11 +120,31 @@ fn check_files(props: &BTreeMap<String, String>) -> Result<(), EngineError> {
         if !is_file || path == "probe" || path.is_empty() {
             continue;
         }
-        if let Err(e) = std::fs::File::open(path) {
-            return Err(EngineError::config(format!("{key}: cannot read '{}': {e}", clip(path))));
+        let limit = files::Limit::fixed(files::MAX_CERTIFICATE);
+        let file = files::check(path, key, limit, key == "ssl.ca.location").map_err(EngineError::config)?;
+        if let (Some(file), Some(kind)) = (file, pem_kind(key)) {
+            let mut head = Vec::new();
+            let read = std::io::Read::read_to_end(&mut std::io::Read::take(file, files::MAX_CERTIFICATE), &mut head);
+            if read.is_err() || !head.windows(11).any(|w| w == b"-----BEGIN ") {
+                return Err(EngineError::config(format!(
+                    "{key}: '{}' is not a PEM file (no '-----BEGIN' line); librdkafka reads {kind} as PEM only: \
+                     convert it with openssl (x509 -inform der for a certificate, pkey -inform der for a key)",
+                    clip(path)
+                )));
+            }
         }
     }
     Ok(())
+}
+
+/// What a PEM-only location holds, for the message; None for files of other formats (keystore, keytab, CRL ...).
+fn pem_kind(key: &str) -> Option<&'static str> {
+    match key {
+        "ssl.ca.location" => Some("CA certificates"),
+        "ssl.certificate.location" => Some("the client certificate"),
+        "ssl.key.location" => Some("the private key"),
+        _ => None,
+    }
 }
 
 /// A value sent as a Kafka protocol STRING: at most 32,767 bytes, no NUL (librdkafka reads it as a C string).
@@ -166,7 +189,31 @@ fn check_bootstrap(servers: &str) -> Result<(), EngineError> {
             clip(long)
         )));
     }
+    if let Some((entry, port)) = entries.iter().find_map(|e| bad_port(e).map(|p| (e, p))) {
+        // librdkafka reads a port that is not a number as 0 and says only "Failed to resolve 'host:0'".
+        return Err(EngineError::config(format!(
+            "bootstrap.servers: '{}' has the port '{}', which is not a number from 1 to 65535; write host:port, \
+             e.g. 127.0.0.1:9092",
+            clip(entry),
+            clip(port)
+        )));
+    }
     Ok(())
+}
+
+/// The port of a `[proto://]host:port` entry when it is not a number from 1 to 65535 (an IPv6 address without
+/// brackets has no port to check).
+fn bad_port(entry: &str) -> Option<&str> {
+    let address = entry.split_once("://").map_or(entry, |(_, rest)| rest);
+    let after_host = match address.strip_prefix('[') {
+        Some(bracketed) => bracketed.split_once(']')?.1.strip_prefix(':')?,
+        None if address.matches(':').count() == 1 => address.split_once(':')?.1,
+        None => return None,
+    };
+    match after_host.parse::<u16>() {
+        Ok(port) if port > 0 && after_host.bytes().all(|b| b.is_ascii_digit()) => None,
+        _ => Some(after_host),
+    }
 }
 
 /// A topic name as Kafka accepts it: 1 to 249 of ASCII letters, digits, '.', '_' and '-', and not "." or "..".
@@ -245,6 +292,32 @@ mod tests {
         let huge = format!("{}:9092", "h".repeat(1 << 20));
         let e = check_client(&props(&[("bootstrap.servers", huge)])).unwrap_err();
         assert!(e.message.starts_with("bootstrap.servers: 1048581 bytes is too long"), "{}", e.message);
+    }
+
+    #[test]
+    fn bootstrap_ports_are_numbers() {
+        for ok in ["h:9092", "h", "SASL_SSL://h:9094", "[::1]:9092", "::1", "[::1]"] {
+            assert_eq!(bad_port(ok), None, "{ok}");
+        }
+        for (entry, port) in
+            [("host:notaport", "notaport"), ("h:0", "0"), ("h:70000", "70000"), ("[::1]:x", "x"), ("h:", "")]
+        {
+            assert_eq!(bad_port(entry), Some(port), "{entry}");
+        }
+        let e = check_client(&props(&[("bootstrap.servers", "a:9092,host:notaport".into())])).unwrap_err();
+        assert!(e.message.starts_with("bootstrap.servers: 'host:notaport' has the port 'notaport'"), "{}", e.message);
+    }
+
+    #[test]
+    fn files_for_librdkafka_are_regular_pem_files() {
+        let e = check_client(&props(&[("ssl.ca.location", "/dev/zero".into())])).unwrap_err();
+        assert_eq!(e.message, "ssl.ca.location: '/dev/zero' is a device; name a regular file");
+        let not_pem = std::env::temp_dir().join(format!("kn-limits-{}.der", std::process::id()));
+        std::fs::write(&not_pem, [0x30u8, 0x82, 1, 2]).unwrap();
+        let e = check_client(&props(&[("ssl.ca.location", not_pem.to_string_lossy().into_owned())])).unwrap_err();
+        assert!(e.message.contains("is not a PEM file"), "{}", e.message);
+        std::fs::remove_file(not_pem).unwrap();
+        assert!(check_client(&props(&[("ssl.ca.location", "/tmp".into())])).is_ok());
     }
 
     #[test]

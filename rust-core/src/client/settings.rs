@@ -1,7 +1,8 @@
 //! What every client's parameters share: splitting the sampler's own keys from client properties, reading
 //! flags and numbers, the bootstrap check, the Java security names translated, and secrets kept out of messages.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{LazyLock, Mutex};
 
 use crate::error::EngineError;
 
@@ -26,10 +27,11 @@ pub fn split<'a>(pairs: &'a [(String, String)], keys: &[&str]) -> Result<Split<'
     let mut sampler = BTreeMap::new();
     let mut explicit = Vec::new();
     for (key, value) in pairs {
-        let (key, value) = (key.trim(), value.trim());
-        if value.is_empty() {
+        let key = key.trim();
+        if value.trim().is_empty() {
             continue;
         }
+        let value = untrimmed_if_secret(key, value);
         if keys.contains(&key) {
             sampler.insert(key, value);
         } else {
@@ -87,6 +89,14 @@ pub fn connection_properties(client: &BTreeMap<String, String>) -> BTreeMap<Stri
         .collect()
 }
 
+/// Logs `text` at WARN once per JVM for `key` (a setting, a topic), not once per JMeter thread.
+pub fn warn_once(key: &str, text: &str) {
+    static WARNED: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
+    if WARNED.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string()) {
+        log::warn!("{text}");
+    }
+}
+
 /// True for properties whose value must never appear in a message or a log.
 pub fn is_secret(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -102,16 +112,26 @@ pub fn shown(key: &str, value: &str) -> String {
     }
 }
 
-/// Parses `k=v` items separated by `;` or newlines.
+/// `value` trimmed, except a secret's: a password may end with a space, and a trimmed one authenticates as another.
+fn untrimmed_if_secret<'a>(key: &str, value: &'a str) -> &'a str {
+    if is_secret(key) {
+        value
+    } else {
+        value.trim()
+    }
+}
+
+/// Parses `k=v` items separated by `;` or newlines (the items are trimmed, a secret's value is not).
 pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String)>, EngineError> {
     text.split([';', '\n'])
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
+        .filter(|item| !item.trim().is_empty())
         .map(|item| match item.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), untrimmed_if_secret(k.trim(), v).to_string()))
+            }
             _ => Err(EngineError::config(format!(
                 "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
-                if is_secret(item) { "***".to_string() } else { super::limits::clip(item) }
+                if is_secret(item) { "***".to_string() } else { super::limits::clip(item.trim()) }
             ))),
         })
         .collect()
@@ -216,6 +236,15 @@ mod tests {
         assert_eq!(shown("acks", "1"), "'1'");
         let m = parse_property_list("sasl.password hunter2", "extra.properties").unwrap_err().message;
         assert!(!m.contains("hunter2"), "{m}");
+    }
+
+    #[test]
+    fn secrets_are_not_trimmed() {
+        let listed = parse_property_list(" sasl.password = pw ; acks = 1 ", "extra.properties").unwrap();
+        assert_eq!(listed, [("sasl.password".into(), " pw ".into()), ("acks".into(), "1".into())]);
+        let pairs = test_pairs(&[("sasl.password", "pw "), (" linger.ms ", " 5 "), ("ssl.key.password", "  ")], &[]);
+        let split = split(&pairs, &[]).unwrap();
+        assert_eq!(split.explicit, [("sasl.password".into(), "pw ".into()), ("linger.ms".into(), "5".into())]);
     }
 
     #[test]

@@ -137,6 +137,27 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
     librdkafka_conf::validate(&client, &candidates(&own_keys))?;
     let value_decode = DecoderSettings::parse(&sampler, Role::Value)?;
     let key_decode = DecoderSettings::parse(&sampler, Role::Key)?;
+    if let Some(ms) = client.get("session.timeout.ms").and_then(|v| v.parse::<u64>().ok()) {
+        // The broker refuses the group join with only "Broker: Invalid session timeout".
+        if assignment == Assignment::Subscribe && !(6_000..=1_800_000).contains(&ms) {
+            settings::warn_once(
+                "session.timeout.ms range",
+                &format!(
+                    "session.timeout.ms={ms} is outside the broker's default range, 6000 to 1800000 ms \
+                     (group.min.session.timeout.ms, group.max.session.timeout.ms): unless the broker allows it, the \
+                     group join fails with INVALID_SESSION_TIMEOUT; use a value in that range"
+                ),
+            );
+        }
+    }
+    for (role, decode) in [("value", &value_decode), ("key", &key_decode)] {
+        if decode.is_none() && sampler.contains_key(format!("{role}.assert").as_str()) {
+            settings::warn_once(
+                &format!("{role}.assert without decode"),
+                &format!("{role}.assert is ignored: it checks decoded records; set {role}.decode (avro, json-schema or protobuf)"),
+            );
+        }
+    }
     Ok(ConsumerSettings {
         topic,
         group,

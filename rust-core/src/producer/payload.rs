@@ -11,9 +11,16 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use crate::client::settings::number;
 use crate::error::EngineError;
+use crate::files;
 use crate::schema::{EncoderSettings, Input, RecordEncoder, Role};
 use crate::template::{self, Template};
+
+/// Sets the largest `payload.file` a thread reads.
+pub const MAX_BYTES_KEY: &str = "payload.file.max.bytes";
+/// Every thread holds the whole file: 64 MB each is already a lot of memory at a few hundred threads.
+const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueSpec {
@@ -23,6 +30,8 @@ pub enum ValueSpec {
     Template(Template),
     File {
         path: String,
+        /// `payload.file.max.bytes`: the file is read whole, by every thread.
+        max_bytes: u64,
     },
     Jmeter,
     /// Avro, JSON Schema or Protobuf records (generated, or the sample's JSON encoded).
@@ -63,7 +72,10 @@ impl ValueSpec {
                 )),
             },
             "file" => match sampler.get("payload.file") {
-                Some(p) => Ok(ValueSpec::File { path: p.to_string() }),
+                Some(p) => Ok(ValueSpec::File {
+                    path: p.to_string(),
+                    max_bytes: number(sampler, MAX_BYTES_KEY, DEFAULT_MAX_BYTES, 1, i64::MAX)?,
+                }),
                 None => Err(EngineError::config(
                     "payload.file: missing; value.mode=file needs the path of a file with one payload per line",
                 )),
@@ -170,7 +182,7 @@ impl PayloadGen {
                 ValueSource::Fixed((0..*size).map(|_| rng.u8(b'A'..=b'Z')).collect::<Vec<u8>>().into())
             }
             ValueSpec::Template(t) => ValueSource::Template(t.clone()),
-            ValueSpec::File { path } => ValueSource::Lines(read_lines(path)?),
+            ValueSpec::File { path, max_bytes } => ValueSource::Lines(read_lines(path, *max_bytes)?),
             ValueSpec::Jmeter => ValueSource::Jmeter,
             ValueSpec::Schema(settings) => ValueSource::Schema(Box::new(RecordEncoder::new(settings, topic)?)),
         };
@@ -288,9 +300,9 @@ impl PayloadGen {
     }
 }
 
-fn read_lines(path: &str) -> Result<Vec<Vec<u8>>, EngineError> {
-    let data =
-        std::fs::read(path).map_err(|e| EngineError::config(format!("payload.file: cannot read '{path}': {e}")))?;
+fn read_lines(path: &str, max_bytes: u64) -> Result<Vec<Vec<u8>>, EngineError> {
+    let limit = files::Limit { bytes: max_bytes, setting: Some(MAX_BYTES_KEY) };
+    let data = files::read(path, "payload.file", limit).map_err(EngineError::config)?;
     let lines: Vec<Vec<u8>> = data
         .split(|b| *b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -342,12 +354,18 @@ mod tests {
     fn file_lines_are_taken_in_turn() {
         let path = std::env::temp_dir().join(format!("kn-payload-{}.txt", std::process::id()));
         std::fs::write(&path, "a\r\nbb\n\nccc\n").unwrap();
-        let v = ValueSpec::File { path: path.to_string_lossy().into_owned() };
+        let v = ValueSpec::File { path: path.to_string_lossy().into_owned(), max_bytes: 1024 };
         let mut g = PayloadGen::new(&v, &KeySpec::Sequence, 0, "t").unwrap();
         let got: Vec<Vec<u8>> = (0..4).map(|_| g.next(None).unwrap().value.to_vec()).collect();
         assert_eq!(got, vec![b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec(), b"a".to_vec()]);
-        let e =
-            PayloadGen::new(&ValueSpec::File { path: "/nonexistent/x".into() }, &KeySpec::None, 0, "t").err().unwrap();
+        let e = PayloadGen::new(
+            &ValueSpec::File { path: "/nonexistent/x".into(), max_bytes: 1024 },
+            &KeySpec::None,
+            0,
+            "t",
+        )
+        .err()
+        .unwrap();
         assert!(e.message.starts_with("payload.file: cannot read '/nonexistent/x'"), "{}", e.message);
     }
 

@@ -30,6 +30,7 @@ pub const SAMPLER_KEYS: &[&str] = &[
     "record.size",
     "value.template",
     "payload.file",
+    "payload.file.max.bytes",
     "key.mode",
     "key",
     "headers",
@@ -46,6 +47,14 @@ pub const SAMPLER_KEYS: &[&str] = &[
     "audit.timeout.ms",
     "target.rate",
 ];
+
+/// Topics the broker keeps its own state in.
+const INTERNAL_TOPICS: &[&str] =
+    &["__consumer_offsets", "__transaction_state", "__share_group_state", "__cluster_metadata"];
+
+/// `target.rate` bounds: one sample in under three hours per thread, a million a second per thread.
+const MIN_TARGET_RATE: f64 = 0.0001;
+const MAX_TARGET_RATE: f64 = 1_000_000.0;
 
 /// Java producer names accepted and translated (see [`translate_java_name`]); the security ones are shared.
 const JAVA_ONLY_KEYS: &[&str] =
@@ -145,6 +154,13 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
     let settings::Split { sampler, explicit } = settings::split(pairs, &own_keys)?;
     let topic = required(&sampler, "topic", "set the topic to send to")?;
     limits::check_topic(&topic)?;
+    if INTERNAL_TOPICS.contains(&topic.as_str()) {
+        // The broker's own state: records of ours there can break consumer groups or transactions cluster-wide.
+        return Err(EngineError::config(format!(
+            "topic: '{topic}' is one of Kafka's internal topics, which only the broker writes; produce to a topic of \
+             your own"
+        )));
+    }
     settings::require_bootstrap(&explicit)?;
     let policy = match sampler.get("policy") {
         Some(p) => Policy::parse(p)?,
@@ -229,11 +245,15 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
     let target_rate = match sampler.get("target.rate") {
         None => None,
         Some(raw) => match raw.parse::<f64>() {
-            Ok(r) if r > 0.0 && r.is_finite() => Some(r),
+            // Far below the minimum, the interval between samples overflows a duration (the engine's panic guard said
+            // "internal error").
+            Ok(r) if (MIN_TARGET_RATE..=MAX_TARGET_RATE).contains(&r) => Some(r),
             Ok(0.0) => None,
             _ => {
                 return Err(EngineError::config(format!(
-                    "target.rate: '{raw}' is not valid; use samples per second per thread (e.g. 50 or 0.5), or 0 for no pacing"
+                    "target.rate: '{}' is not valid; use samples per second per thread from {MIN_TARGET_RATE} to \
+                     {MAX_TARGET_RATE} (e.g. 50 or 0.5), or 0 for no pacing",
+                    limits::clip(raw)
                 )))
             }
         },
@@ -276,8 +296,21 @@ pub(crate) fn parse_headers(text: &str) -> Result<Vec<(String, String)>, EngineE
             limits::clip(&k.replace('\0', "\\0"))
         )));
     }
+    // The consumer takes kn.sent.us as the send time and the audit kn.run/kn.pid/kn.seq as a message's identity: a
+    // user header of that name would fake end-to-end latency or the audit's count.
+    if let Some((k, _)) = headers.iter().find(|(k, _)| k.starts_with(RESERVED_HEADER_PREFIX)) {
+        return Err(EngineError::config(format!(
+            "headers: '{}' is reserved: the engine's own headers start with '{RESERVED_HEADER_PREFIX}' (send time, \
+             audit); rename the header (stamp.time=true sends {})",
+            limits::clip(k),
+            crate::audit::SENT_US_HEADER
+        )));
+    }
     Ok(headers)
 }
+
+/// The prefix of the headers the engine writes and reads ([`crate::audit`]).
+const RESERVED_HEADER_PREFIX: &str = "kn.";
 
 /// Defaults chosen so that every message gets a definite outcome within the sample's wait.
 fn engine_defaults(client: &mut BTreeMap<String, String>, timeout_ms: u64) -> Result<(), EngineError> {
@@ -494,6 +527,10 @@ mod tests {
     fn topics_and_header_keys_are_checked() {
         assert!(err(&[("topic", "a b")]).starts_with("topic: 'a b' contains"));
         assert!(err(&[("headers", "k\0x=v")]).contains("NUL"));
+        assert!(err(&[("topic", "__consumer_offsets")]).contains("internal topics"));
+        let m = err(&[("headers", "a=1;kn.sent.us=1")]);
+        assert!(m.starts_with("headers: 'kn.sent.us' is reserved"), "{m}");
+        assert!(parse_headers("kn=1;xkn.seq=2").is_ok());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! configuration), the pool of producers shared by all threads with `producer.scope=test` (`producer.pool.size`), and,
 //! with `producer.scope=thread`, a producer whose events the waiting JMeter thread serves itself.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock, Weak};
@@ -18,7 +18,7 @@ use super::slot::{ProducerCtx, Ticket};
 use crate::breakdown::Knobs;
 use crate::client::context::HasClientCtx;
 use crate::client::metadata::{self, Fetch};
-use crate::client::settings::{connection_properties, servers};
+use crate::client::settings::{self, connection_properties, servers};
 use crate::client::{admin, config};
 use crate::error::EngineError;
 use crate::report::Run;
@@ -352,10 +352,7 @@ fn check_partitions(settings: &ProducerSettings, servers: &str, partitions: u32)
 
 /// Logs a pre-flight warning once per test and topic, not once per JMeter thread.
 fn warn_once(key: &str, text: &str) {
-    static WARNED: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
-    if WARNED.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string()) {
-        log::warn!("pre-flight: {text}");
-    }
+    settings::warn_once(key, &format!("pre-flight: {text}"));
 }
 
 /// `linger.ms` > 0 only delays a synchronous sender that has its own producer and one message per sample: nothing

@@ -384,8 +384,9 @@ impl ParsedSchema {
         if format == Format::Protobuf {
             return Ok(ParsedSchema::Proto(ProtoSchema::from_file(path, message)?));
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("cannot read the schema file '{path}': {e}")))?;
+        let limit = crate::files::Limit::fixed(crate::files::MAX_DOCUMENT);
+        let text =
+            crate::files::read_text(path, "schema file", limit).map_err(|e| EngineError::new(SCHEMA_ERROR, e))?;
         ParsedSchema::parse(format, &text, path, message)
     }
 

@@ -6,7 +6,7 @@
 //! valid values (a time within the past year; nanos below 10^9).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use prost::Message as _;
@@ -20,6 +20,7 @@ use super::generator::{join, Generator, Plan, PlanError, Rule, RuleValue, Walk};
 use super::rules::{pick_len, random_text, FieldRules, Rules, ValueRule};
 use super::{RECORD_INVALID, SCHEMA_ERROR};
 use crate::error::EngineError;
+use crate::files;
 
 /// Default share of unset proto3 `optional` fields without a `null` rule.
 pub const DEFAULT_NULL_RATIO: f64 = 0.1;
@@ -49,17 +50,50 @@ impl FileResolver for TextResolver {
     }
 }
 
+/// Serves a schema file (already read) and the `.proto` files it imports from its folder, each read through
+/// [`files::read_text`] (a FIFO or a huge file named by an import cannot hang or fill the JMeter thread).
+struct DirResolver {
+    dir: PathBuf,
+    root: String,
+    text: String,
+}
+
+impl FileResolver for DirResolver {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        if name == self.root {
+            return File::from_source(name, &self.text);
+        }
+        if !name.ends_with(".proto") {
+            // protox would parse it as Protobuf and fail on its first token ("invalid group name").
+            return Err(protox::Error::new(format!(
+                "import \"{name}\" is not a .proto file; Protobuf imports only .proto files (an Avro or JSON schema \
+                 cannot be imported)"
+            )));
+        }
+        let path = self.dir.join(name);
+        if !path.exists() {
+            return Err(protox::Error::file_not_found(name));
+        }
+        let what = format!("import \"{name}\"");
+        let text = files::read_text(&path.to_string_lossy(), &what, files::Limit::fixed(files::MAX_DOCUMENT))
+            .map_err(protox::Error::new)?;
+        File::from_source(name, &text)
+    }
+}
+
 impl ProtoSchema {
     /// Compiles a `.proto` file (imports are looked up beside it) and picks `message` (full name, or
     /// the simple name when unique; default: the file's first message).
     pub fn from_file(path: &str, message: Option<&str>) -> Result<ProtoSchema, EngineError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("cannot read the schema file '{path}': {e}")))?;
+        let limit = files::Limit::fixed(files::MAX_DOCUMENT);
+        let text = files::read_text(path, "schema file", limit).map_err(|e| EngineError::new(SCHEMA_ERROR, e))?;
         let p = Path::new(path);
-        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut compiler =
-            protox::Compiler::new([dir]).map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{path}: {e}")))?;
+        let mut resolver = ChainFileResolver::new();
+        resolver.add(DirResolver { dir, root: name.clone(), text: text.clone() });
+        resolver.add(GoogleFileResolver::new());
+        let mut compiler = protox::Compiler::with_file_resolver(resolver);
         compiler.include_imports(true);
         compiler
             .open_file(&name)

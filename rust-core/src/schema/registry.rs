@@ -273,7 +273,18 @@ impl RegistryClient {
             )
         })?;
         let status = response.status().as_u16();
-        let text = response.body_mut().with_config().limit(16 * 1024 * 1024).read_to_string().unwrap_or_default();
+        // A registry's answer is a schema and a few ids: 16 MB is far above any real one.
+        const MAX_ANSWER: u64 = 16 * 1024 * 1024;
+        let text = response.body_mut().with_config().limit(MAX_ANSWER).read_to_string().map_err(|e| {
+            let why = match e {
+                ureq::Error::BodyExceedsLimit(_) => format!("more than {MAX_ANSWER} bytes"),
+                e => format!("an answer that could not be read ({e})"),
+            };
+            EngineError::new(
+                REGISTRY_ERROR,
+                format!("the schema registry at {} sent {why} (HTTP {status}); check schema.registry.url", self.shown),
+            )
+        })?;
         let json = serde_json::from_str(&text).unwrap_or(Json::String(text));
         if status == 401 || status == 403 {
             return Err(EngineError::new(

@@ -21,6 +21,9 @@ use std::fmt::Write as _;
 use crate::error::EngineError;
 use crate::template::{self, Template};
 
+/// A rules file is a few lines per field: 1 MB is thousands of fields.
+const MAX_RULES_FILE: u64 = 1024 * 1024;
+
 /// What a field's value is made of, when a rule decides it (otherwise it is random).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueRule {
@@ -92,8 +95,8 @@ impl Rules {
         let file_key = format!("{prefix}schema.rules.file");
         let mut text = String::new();
         if let Some(path) = settings.get(file_key.as_str()).filter(|p| !p.trim().is_empty()) {
-            let content = std::fs::read_to_string(path.trim())
-                .map_err(|e| EngineError::config(format!("{file_key}: cannot read '{}': {e}", path.trim())))?;
+            let limit = crate::files::Limit::fixed(MAX_RULES_FILE);
+            let content = crate::files::read_text(path.trim(), &file_key, limit).map_err(EngineError::config)?;
             text.push_str(&content);
             text.push('\n');
         }

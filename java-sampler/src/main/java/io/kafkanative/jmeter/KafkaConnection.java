@@ -3,6 +3,7 @@ package io.kafkanative.jmeter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import lombok.Getter;
@@ -65,6 +66,10 @@ public class KafkaConnection extends AbstractTestElement
     }
 
     private static final Map<String, Registered> REGISTERED = new ConcurrentHashMap<>();
+    /** The Connection element that registered each name: a second element of the same name is refused. */
+    private static final Map<String, KafkaConnection> OWNERS = new ConcurrentHashMap<>();
+    /** Names two Connections of the plan share: the samplers naming them fail instead of using either. */
+    private static final Set<String> DUPLICATED = ConcurrentHashMap.newKeySet();
 
     private String connectionName = DEFAULT_NAME;
     private String bootstrapServers = "";
@@ -83,8 +88,16 @@ public class KafkaConnection extends AbstractTestElement
     public void testStarted() {
         setRunningVersion(true);
         TestBeanHelper.prepare(this);
-        REGISTERED.put(connectionName.trim(), registered());
-        Verdict.fromConnection(connectionName.trim(),
+        String name = connectionName.trim();
+        KafkaConnection owner = OWNERS.putIfAbsent(name, this);
+        if (owner != null && owner != this) {
+            // Which one would win is the order JMeter happens to start them in: load and credentials could go to
+            // another cluster.
+            DUPLICATED.add(name);
+            return;
+        }
+        REGISTERED.put(name, registered());
+        Verdict.fromConnection(name,
                 new Verdict.Settings(verdictCriteria, verdictBaseline, verdictJunit));
     }
 
@@ -102,7 +115,7 @@ public class KafkaConnection extends AbstractTestElement
             // SASL settings only where they apply: librdkafka warns about the others.
             add(pairs, "sasl.mechanism", saslMechanism);
             add(pairs, "sasl.username", username);
-            add(pairs, "sasl.password", password);
+            addSecret(pairs, "sasl.password", password);
         }
         add(pairs, "ssl.ca.location", caFile);
         return new Registered(List.copyOf(pairs), clientProperties.trim());
@@ -115,6 +128,14 @@ public class KafkaConnection extends AbstractTestElement
         }
     }
 
+    /** A secret as typed: a password may begin or end with a space (a trimmed one would be another password). */
+    private static void addSecret(List<String> pairs, String key, String value) {
+        if (value != null && !value.isBlank()) {
+            pairs.add(key);
+            pairs.add(value);
+        }
+    }
+
     /**
      * The settings of the Connection named {@code name}, registered at test start in this JVM.
      *
@@ -122,6 +143,11 @@ public class KafkaConnection extends AbstractTestElement
      */
     static Registered lookup(String name, String sampler) {
         String wanted = name == null ? "" : name.trim();
+        if (DUPLICATED.contains(wanted)) {
+            throw new EngineException("CONFIG_ERROR", "connection: the plan has more than one Kafka Connection named '"
+                    + wanted + "'; give each Connection its own name and set " + sampler
+                    + "'s Connection to the one it should use");
+        }
         Registered found = REGISTERED.get(wanted);
         if (found == null) {
             throw new EngineException("CONFIG_ERROR", "connection: no Kafka Connection named '" + wanted + "' in the"
@@ -139,8 +165,12 @@ public class KafkaConnection extends AbstractTestElement
 
     @Override
     public void testEnded() {
-        REGISTERED.remove(connectionName.trim());
-        Verdict.forgetConnection(connectionName.trim());
+        String name = connectionName.trim();
+        if (OWNERS.remove(name, this)) {
+            REGISTERED.remove(name);
+            Verdict.forgetConnection(name);
+        }
+        DUPLICATED.remove(name);
     }
 
     @Override

@@ -16,11 +16,15 @@ import org.apache.jmeter.samplers.AbstractSampler;
 import org.apache.jmeter.samplers.Entry;
 import org.apache.jmeter.samplers.SampleResult;
 import org.apache.jmeter.testbeans.TestBean;
+import org.apache.jmeter.testbeans.gui.PasswordEditor;
 import org.apache.jmeter.testelement.TestStateListener;
 import org.apache.jmeter.threads.AbstractThreadGroup;
 import org.apache.jmeter.threads.JMeterContext;
 import org.apache.jmeter.threads.JMeterContextService;
 import org.apache.jmeter.threads.JMeterThread;
+import org.apache.jmeter.testelement.property.PropertyIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the Kafka Producer, Consumer and Lag Monitor samplers share: a TestBean (JMeter builds the form from the
@@ -49,6 +53,9 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
     private static final Set<AbstractNativeSampler<?>> OPEN = ConcurrentHashMap.newKeySet();
     /** Whether one sample of this test already reported that the engine does not load here. */
     private static final AtomicBoolean ENGINE_MISSING_REPORTED = new AtomicBoolean();
+    /** Element name and property of each unknown property already warned about in this test. */
+    private static final Set<String> UNKNOWN_WARNED = ConcurrentHashMap.newKeySet();
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaElement.class);
 
     // Not TestBean properties. Transient: JMeter serializes a plan's tree to a remote engine, which runs clones of
     // it, made by clone() through the public constructor, so these are set again wherever a sample runs.
@@ -117,6 +124,7 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
      */
     String[] engineConfig() {
         // The property, not the bean field: outside the GUI JMeter no longer sets the fields of once-read settings.
+        warnUnknownProperties();
         String connectionName = getPropertyAsString("connection", KafkaConnection.DEFAULT_NAME);
         KafkaConnection.Registered cluster = KafkaConnection.lookup(connectionName, getName());
         List<String> config = new ArrayList<>(cluster.settings());
@@ -125,9 +133,13 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
             if (setting.key() == null) {
                 continue; // Java-only (the Connection's name, the per-sample value): not evaluated here
             }
-            String value = getPropertyAsString(setting.property()).trim();
+            String typed = getPropertyAsString(setting.property());
+            String value = typed.trim();
             if (value.isEmpty()) {
                 continue;
+            }
+            if (setting.editor() == PasswordEditor.class) {
+                value = typed; // a password may begin or end with a space: a trimmed one is another password
             }
             if (setting.choices() == Choices.BOOLEAN && (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false"))) {
                 // JMeter 5.6.3's form shows and saves a literal false of a true/false dropdown as "False".
@@ -155,6 +167,25 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
         return config.toArray(new String[0]);
     }
 
+    /**
+     * Says once per test and element which of its saved properties no setting reads: a property misspelt in a
+     * hand-edited .jmx ({@code lingerMS} for {@code lingerMs}) would otherwise be ignored without a word.
+     */
+    private void warnUnknownProperties() {
+        List<String> known = new ArrayList<>(List.of("connection"));
+        settings.forEach(setting -> known.add(setting.property()));
+        for (PropertyIterator it = propertyIterator(); it.hasNext(); ) {
+            String name = it.next().getName();
+            // JMeter's own (TestElement.name, TestPlan.comments, ...) are dotted; the elements' are camelCase.
+            if (name.contains(".") || known.contains(name) || !UNKNOWN_WARNED.add(getName() + "\n" + name)) {
+                continue;
+            }
+            String similar = known.stream().filter(k -> k.equalsIgnoreCase(name)).findFirst()
+                    .map(k -> "; did you mean " + k + "?").orElse("; the element's settings are " + known);
+            LOG.warn("{}: property {} is not a setting of this element and is ignored{}", getName(), name, similar);
+        }
+    }
+
     /** The engine sampler, for the Interruptible kinds. */
     protected D engine() {
         return engine;
@@ -163,6 +194,7 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
     @Override
     public void testStarted() {
         ENGINE_MISSING_REPORTED.set(false);
+        UNKNOWN_WARNED.clear();
     }
 
     @Override

@@ -97,7 +97,8 @@ final class ProducerParameters {
     }
 
     /**
-     * The engine's configuration: [name0, value0, name1, value1, ...] of every non-blank parameter, trimmed.
+     * The engine's configuration: [name0, value0, name1, value1, ...] of every non-blank parameter, trimmed but
+     * for a secret (a password may begin or end with a space: a trimmed one is another password).
      * Parameters the user added in the GUI are included, so that the engine can reject a misspelt name, and so are
      * engine settings missing from the default table (preflight, topic.create, topic.partitions, ...).
      */
@@ -108,7 +109,7 @@ final class ProducerParameters {
             String value = context.getParameter(name);
             if (isEngineParameter(name) && value != null && !value.isBlank()) {
                 config.add(name.trim());
-                config.add(value.trim());
+                config.add(isSecret(name) ? value : value.trim());
             }
         }
         addThreadInfo(config, context);
@@ -142,6 +143,12 @@ final class ProducerParameters {
     }
 
     /** The value of {@code name} in an engine configuration ({@link #engineConfig}), or null if it is not set. */
+    /** The keys whose values the engine treats as secrets (as its settings::is_secret): never trimmed. */
+    static boolean isSecret(String key) {
+        String k = key.trim().toLowerCase(java.util.Locale.ROOT);
+        return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.endsWith("key.pem");
+    }
+
     static String setting(String[] config, String name) {
         for (int i = 0; i + 1 < config.length; i += 2) {
             if (config[i].equals(name)) {

@@ -90,4 +90,34 @@ class KafkaElementTest {
             assertTrue(settings.contains("ssl.ca.location"), settings.toString());
         });
     }
+
+    @Test
+    void twoConnectionsOfOneNameAreRefusedNotChosenBetween() {
+        KafkaConnection first = connection("kafka");
+        KafkaConnection second = connection("kafka");
+        second.setProperty("bootstrapServers", "other:9092");
+        first.testStarted();
+        second.testStarted();
+        try {
+            KafkaProducer producer = using(new KafkaProducer(), "kafka");
+            producer.setProperty("topic", "orders");
+            EngineException e = assertThrows(EngineException.class, producer::engineConfig);
+            assertEquals("CONFIG_ERROR", e.code());
+            assertTrue(e.getMessage().contains("more than one Kafka Connection named 'kafka'"), e.getMessage());
+        } finally {
+            first.testEnded();
+            second.testEnded();
+        }
+        whileRegistered(connection("kafka"), () -> KafkaConnection.lookup("kafka", "s"));
+    }
+
+    @Test
+    void aPasswordIsPassedAsTypedSpacesIncluded() {
+        KafkaConnection cluster = connection("spaced");
+        cluster.setProperty("password", " pw ");
+        whileRegistered(cluster, () -> {
+            List<String> settings = KafkaConnection.lookup("spaced", "s").settings();
+            assertEquals(" pw ", settings.get(settings.indexOf("sasl.password") + 1));
+        });
+    }
 }
