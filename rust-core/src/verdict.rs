@@ -284,6 +284,11 @@ pub static METRICS: &[Metric] = &[
         Figure(Consumer, &["check_failures"]),
         "records that failed the consumer's content or sequence check",
     ),
+    metric(
+        "consumer.unread",
+        Figure(Consumer, &["unread_records"]),
+        "records left unread at the end: end offset - read offset, over the partitions the consumers held",
+    ),
     metric("e2e.p50", E2e("p50"), "median produce->consume latency"),
     metric("e2e.p99", E2e("p99"), "99th percentile produce->consume latency"),
     metric("e2e.max", E2e("max"), "highest produce->consume latency"),

@@ -8,8 +8,12 @@
 #   read-back:   the audit on demand (scripts/audit) with one broker down finds every message, several times
 #   fresh:       on a cluster where no group has committed yet (no __consumer_offsets), a new group with 3 consumer
 #                threads reads all 1,000 records of 6 partitions (the committed-offset fetch meets NOT_COORDINATOR)
+#   consumer failover: a slow group (3 threads, 2 records per sample, 30 ms think time, stop.on.empty) reads 3,000
+#                records of 6 partitions while the leader of partition 0, then the group's coordinator, is killed
+#                5 s in: it reads 3,000 of 3,000, every partition to its end offset, no failed sample
 # Starts the 3 nodes if they are not running, from empty data so the fresh-cluster case is real (and stops them at
-# the end if it started them). Needs a built jar.
+# the end if it started them). Needs a built jar. `tests/faults/run.sh consumer` runs only the consumer checks
+# (fresh and failover).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root" || exit 1
@@ -17,6 +21,8 @@ cd "$root" || exit 1
 source "$root/tests/lib/checks.sh"
 
 suite_start=$SECONDS
+only="${1:-all}"
+[[ "$only" == all || "$only" == consumer ]] || { echo "usage: tests/faults/run.sh [consumer]" >&2; exit 2; }
 out="$root/target/faults"
 rm -rf "$out"
 mkdir -p "$out"
@@ -58,7 +64,26 @@ kill_later() {
     kill -9 "$(cat "$root/target/kafka/cluster/node$node/kafka.pid")" 2>/dev/null
     echo "node $node killed at $(date +%T.%N)" >"$out/$name-kill.txt"
     sleep "$down"
-    scripts/kafka start --nodes 3 >>"$out/$name-kill.txt" 2>&1
+    # Only the killed node is started; a slow start on a loaded machine gets 3 minutes, not the default 60 s.
+    KAFKA_START_TIMEOUT=180 scripts/kafka start --nodes 3 >>"$out/$name-kill.txt" 2>&1
+  ) &
+  killer=$!
+}
+
+# kill_when_reading NODE JTL DELAY_S DOWN_S NAME: kill_later, but DELAY_S counted from the first sample in JTL (JMeter's
+# start takes from 3 s to 45 s on a loaded machine; waits at most 3 minutes for it).
+kill_when_reading() {
+  local node="$1" jtl="$2" delay="$3" down="$4" name="$5" i
+  (
+    for ((i = 0; i < 360; i++)); do
+      [[ -f "$jtl" && "$(wc -l <"$jtl")" -ge 2 ]] && break
+      sleep 0.5
+    done
+    sleep "$delay"
+    kill -9 "$(cat "$root/target/kafka/cluster/node$node/kafka.pid")" 2>/dev/null
+    echo "node $node killed at $(date +%T.%N), ${delay} s after the first sample" >"$out/$name-kill.txt"
+    sleep "$down"
+    KAFKA_START_TIMEOUT=180 scripts/kafka start --nodes 3 >>"$out/$name-kill.txt" 2>&1
   ) &
   killer=$!
 }
@@ -121,6 +146,88 @@ fresh_group() {
   [[ "$(field "$out/fresh-consumer.json" 'records')" == 1000 ]] ||
     { echo "read $(field "$out/fresh-consumer.json" 'records') of 1000"; return 1; }
   [[ "$(field "$out/fresh-consumer.json" 'unread_partitions')" == "[]" ]] || { echo "partitions left unread"; return 1; }
+}
+
+# The node id of the group coordinator of group $1: the leader of its __consumer_offsets partition (Kafka's
+# abs(hashCode) % offsets.topic.num.partitions, 50 by default).
+coordinator_of() {
+  local p
+  p="$(python3 -c '
+import sys
+h = 0
+for c in sys.argv[1].encode("utf-16-be").decode("utf-16-be"):
+    h = (31 * h + ord(c)) & 0xFFFFFFFF
+print((h & 0x7FFFFFFF) % 50)' "$1")"
+  topics --describe --topic __consumer_offsets 2>/dev/null |
+    sed -nE "s/.*Partition: ${p}[[:space:]].*Leader: ([0-9]+).*/\1/p" | head -n 1
+}
+
+# The consumer plan with a 30 ms think time after each sample: a slow reader, so that a failover happens mid-read.
+slow_consumer_plan() {
+  python3 - "$root/jmeter-plans/consumer-throughput.jmx" "$out/consumer-slow.jmx" <<'PY'
+import sys
+plan = open(sys.argv[1]).read()
+anchor = "</io.kafkanative.jmeter.KafkaConsumer>\n        <hashTree />"
+timer = ("</io.kafkanative.jmeter.KafkaConsumer>\n        <hashTree>\n"
+         "          <ConstantTimer guiclass=\"ConstantTimerGui\" testclass=\"ConstantTimer\" testname=\"think\">\n"
+         "            <stringProp name=\"ConstantTimer.delay\">30</stringProp>\n          </ConstantTimer>\n"
+         "          <hashTree />\n        </hashTree>")
+assert plan.count(anchor) == 1, "consumer-throughput.jmx changed: no place for the think time"
+open(sys.argv[2], "w").write(plan.replace(anchor, timer))
+PY
+}
+
+# 4./5. A slow group reads 3,000 records of 6 partitions (RF 3) while a broker is killed 5 s after the consumers
+#    start and restarted 12 s later: $1 = leader (the leader of partition 0) or coordinator (the group's). Every
+#    record must be read, every partition to its end offset, with no failed sample; the figures per partition are
+#    printed (read / produced).
+consumer_failover() {
+  local what="$1" topic="faults-cons-$1-$RANDOM$RANDOM" group="faults-cons-$1-$RANDOM$RANDOM" victim name="cons-$1"
+  topics --create --topic "$topic" --partitions 6 --replication-factor 3 >/dev/null 2>&1 || return 1
+  scripts/kafka perf-producer --bootstrap-server "$bootstrap" --topic "$topic" --num-records 3000 --record-size 100 \
+    --throughput -1 --producer-props acks=all >"$out/$name-produce.out" 2>&1 || { tail -n 3 "$out/$name-produce.out"; return 1; }
+  [[ -f "$out/consumer-slow.jmx" ]] || slow_consumer_plan || return 1
+  if [[ "$what" == leader ]]; then victim="$(leader_of "$topic")"; else victim="$(coordinator_of "$group")"; fi
+  [[ -n "$victim" ]] || { echo "no $what found"; return 1; }
+  rm -f "$out/$name.jtl"
+  kill_when_reading "$victim" "$out/$name.jtl" 5 12 "$name"
+  scripts/jmeter -n -t "$out/consumer-slow.jmx" -l "$out/$name.jtl" -j "$out/$name.log" \
+    -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
+    -Jkafka.bootstrap="$bootstrap" -Jkafka.topic="$topic" -Jkafka.group="$group" -Jthreads=3 -Jmax.records=2 \
+    -Jpoll.timeout.ms=3000 -Jduration=75 -Jkafka.consumer.summary.file="$out/$name-consumer.json" \
+    "-Jkafka.verdict=consumer.unread=0" >"$out/$name.out" 2>&1
+  echo $? >"$out/$name.rc"
+  wait "$killer"
+  head -n 1 "$out/$name-kill.txt"
+  scripts/kafka run org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$bootstrap" --topic "$topic" \
+    >"$out/$name-offsets.txt" 2>/dev/null
+  python3 - "$out/$name.jtl" "$out/$name-consumer.json" "$out/$name-offsets.txt" "$(cat "$out/$name.rc")" "$what" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+# Records of the OK rows (an EMPTY row has SampleCount 1, JMeter's minimum, and no record).
+ok = sum(int(r.get("SampleCount") or 1) for r in rows if r["success"] == "true" and r["responseCode"] == "OK")
+failed = [r for r in rows if r["success"] != "true"]
+s = json.load(open(sys.argv[2]))
+# The topic's own end offsets (GetOffsetShell: topic:partition:offset), independent of the engine's.
+produced = {int(l.split(":")[1]): int(l.split(":")[2]) for l in open(sys.argv[3]) if l.count(":") == 2}
+read = {int(p): n for p, n in s["per_partition"].items()}
+ends = {e["partition"]: e for e in s.get("partitions_at_end") or []}
+per = ", ".join(f"p{p}: {read.get(p, 0)}/{n}" for p, n in sorted(produced.items()))
+print(f"{sys.argv[5]} kill: read {s['records']} of {sum(produced.values())} (JTL OK records {ok}, failed samples "
+      f"{len(failed)}, transient errors {s.get('transient_errors')}, exit {sys.argv[4]}); read/produced per "
+      f"partition: {per}")
+problems = []
+if len(produced) != 6 or sum(produced.values()) != 3000: problems.append(f"the topic holds {produced}, not 3000")
+if s["records"] != 3000 or ok != 3000: problems.append("not every record was read")
+if any(read.get(p, 0) != n for p, n in produced.items()): problems.append("a partition read short")
+if any(p not in ends or (ends[p]["read_offset"], ends[p]["end_offset"]) != (n, n) for p, n in produced.items()):
+    problems.append(f"the summary's read/end offsets differ from the topic's: {sorted(ends.values(), key=str)}")
+if s.get("unread") or s.get("unread_records") != 0: problems.append(f"unread: {s.get('unread')}")
+if failed: problems.append(f"failed samples: {sorted({r['responseCode'] for r in failed})}")
+if sys.argv[4] != "0": problems.append(f"JMeter exit {sys.argv[4]}")
+for p in problems: print(p)
+sys.exit(1 if problems else 0)
+PY
 }
 
 # 1. policy=reliability with its defaults: 4 threads x 50 samples/s for about 24 s, the leader of partition 0
@@ -186,6 +293,15 @@ read_back() {
 }
 
 check "fresh cluster: a new group with 3 threads reads all 1,000 records (no partition left unread)" fresh_group
+check "slow consumer group, leader killed mid-read: 3,000 of 3,000 read, every partition to its end" \
+  consumer_failover leader
+check "slow consumer group, coordinator killed mid-read: 3,000 of 3,000 read, every partition to its end" \
+  consumer_failover coordinator
+if [[ "$only" == consumer ]]; then
+  echo "faults time: $((SECONDS - suite_start)) s"
+  summary
+  exit
+fi
 check "reliability defaults, leader killed and restarted: JTL OK = acked = audit found = topic, 0 missing" reliability
 check "negative control (acks=1, batches, leader killed): the audit's figures match the topic" control
 check "audit read-back with one broker down: every try finds all messages" read_back

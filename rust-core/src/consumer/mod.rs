@@ -36,7 +36,7 @@ use crate::error::{EngineError, INTERRUPTED};
 use crate::report::Run;
 use crate::schema::RecordDecoder;
 use settings::{Assignment, Commit, ConsumerSettings};
-use stats::{ConsumerTotals, LatencySource};
+use stats::{ConsumerTotals, LatencySource, ReadTo};
 use verdict::{check_content, check_schema, check_sequence, SampleAcc};
 pub use verdict::{CONTENT_MISMATCH, EMPTY, SEQUENCE_ERROR};
 /// Longest wait inside librdkafka between two checks for an interrupt.
@@ -160,6 +160,21 @@ pub struct ConsumerHandle {
     /// `value.decode` / `key.decode`: this thread's decoders (schemas by id are cached in them).
     value_decoder: Option<RecordDecoder>,
     key_decoder: Option<RecordDecoder>,
+    label: String,
+    /// The current run of transient errors (a broker connection lost, a leader or coordinator moving).
+    outage: Outage,
+    /// An error that came after records in the same poll: the records are returned, the error fails the next sample.
+    pending_error: Option<EngineError>,
+    /// The last empty poll found a partition short of its end: logged once until the thread drains or reads on.
+    not_drained_logged: bool,
+}
+
+/// A run of transient errors, from the first until a record arrives or the brokers answer again.
+#[derive(Debug, Default)]
+struct Outage {
+    since: Option<Instant>,
+    errors: u64,
+    first: Option<EngineError>,
 }
 
 impl ConsumerHandle {
@@ -236,6 +251,10 @@ impl ConsumerHandle {
             static_partitions,
             value_decoder,
             key_decoder,
+            label,
+            outage: Outage::default(),
+            pending_error: None,
+            not_drained_logged: false,
         })
     }
 
@@ -255,6 +274,9 @@ impl ConsumerHandle {
             return self.outcome(start, start, sample, Some(EngineError::new("CLOSED", "the consumer is closed")));
         };
         self.totals.record_poll_start(start);
+        if let Some(e) = self.pending_error.take() {
+            return self.outcome(start, start, sample, Some(e));
+        }
         let mut error = None;
         let mut end = start;
         while sample.records < self.settings.max_records {
@@ -266,6 +288,7 @@ impl ConsumerHandle {
             match consumer.poll(wait) {
                 Some(Ok(m)) => {
                     end = Instant::now();
+                    end_outage(&mut self.outage, &self.label, "a record arrived");
                     record(&m, end, &self.settings, &mut self.totals, &mut sample);
                     if self.settings.check_sequence {
                         check_sequence(&m, &mut self.last_seq, &mut self.seq_key, &mut sample);
@@ -278,15 +301,42 @@ impl ConsumerHandle {
                     }
                 }
                 Some(Err(KafkaError::PartitionEOF(_))) => {}
+                Some(Err(e)) if is_transient(&e) => {
+                    let e = consumer_error(&e, &self.settings);
+                    // librdkafka reconnects and finds the new leader by itself: counted and logged, not a failure,
+                    // unless the outage outlasts timeout.ms.
+                    if let Some(failed) =
+                        note_transient(&mut self.outage, &mut self.totals, &self.settings, &self.label, e)
+                    {
+                        if sample.records == 0 {
+                            end = Instant::now();
+                            error = Some(failed);
+                            break;
+                        }
+                        self.pending_error = Some(failed);
+                    }
+                    if sample.records > 0 {
+                        break;
+                    }
+                }
                 Some(Err(e)) => {
+                    let e = consumer_error(&e, &self.settings);
+                    if sample.records > 0 {
+                        // The records are real: this sample returns them, the error fails the next one.
+                        self.pending_error = Some(e);
+                        break;
+                    }
                     end = Instant::now();
-                    error = Some(consumer_error(&e, &self.settings));
+                    error = Some(e);
                     break;
                 }
                 None if sample.records > 0 => break,
                 None => {
                     end = Instant::now();
                     if end >= deadline {
+                        if let Some(failed) = self.outage_outlasted() {
+                            error = Some(failed);
+                        }
                         break;
                     }
                     if self.interrupted.swap(false, Ordering::AcqRel) {
@@ -299,8 +349,18 @@ impl ConsumerHandle {
         if sample.records > 0 {
             self.uncommitted = true;
             if self.settings.commit == Commit::Sync {
-                if let Err(e) = self.commit() {
-                    error.get_or_insert(e);
+                match self.commit() {
+                    Ok(()) => {}
+                    // The coordinator is moving: the offsets stay uncommitted and go with the next commit.
+                    Err((e, true)) => {
+                        if let Some(failed) =
+                            note_transient(&mut self.outage, &mut self.totals, &self.settings, &self.label, e)
+                        {
+                            self.pending_error = Some(failed);
+                        }
+                    }
+                    // The records are real: this sample returns them, the failed commit fails the next one.
+                    Err((e, false)) => self.pending_error = Some(e),
                 }
                 end = Instant::now();
             }
@@ -308,8 +368,9 @@ impl ConsumerHandle {
         self.outcome(start, end, sample, error)
     }
 
-    /// Commits the offsets of the records returned so far (commit=sync), waiting for the broker.
-    fn commit(&mut self) -> Result<(), EngineError> {
+    /// Commits the offsets of the records returned so far (commit=sync), waiting for the broker; an error says
+    /// whether it is transient (the coordinator moving, a connection lost).
+    fn commit(&mut self) -> Result<(), (EngineError, bool)> {
         let Some(consumer) = self.consumer.as_ref() else { return Ok(()) };
         match consumer.commit_consumer_state(CommitMode::Sync) {
             Ok(()) => {
@@ -322,16 +383,25 @@ impl ConsumerHandle {
                 Ok(())
             }
             Err(e) => {
+                let transient = e.rdkafka_error_code().is_some_and(retry::transient);
                 let mut err = EngineError::from_kafka(&e);
                 err.message =
                     format!("committing the offsets to group '{}' failed: {}", self.settings.group, err.message);
-                Err(err)
+                Err((err, transient))
             }
         }
     }
 
     fn outcome(&mut self, start: Instant, end: Instant, sample: SampleAcc, error: Option<EngineError>) -> PollOutcome {
-        let (error, stop_thread) = verdict::decide(&self.settings, &sample, error);
+        let (error, mut stop_thread) = verdict::decide(&self.settings, &sample, error);
+        if sample.records > 0 {
+            self.not_drained_logged = false;
+        }
+        // An empty poll proves nothing while a leader or the coordinator moves: the thread stops only when every
+        // partition it holds is read to its end offset, asked of the broker.
+        if stop_thread {
+            stop_thread = self.drained();
+        }
         self.totals.samples += 1;
         if sample.records == 0 {
             self.totals.empty_samples += 1;
@@ -372,10 +442,11 @@ impl ConsumerHandle {
         }
         let mut commit_note = String::new();
         if self.settings.commit == Commit::Sync && self.uncommitted {
-            if let Err(e) = self.commit() {
+            if let Err((e, _)) = self.commit() {
                 commit_note = format!(", final commit failed: {e}");
             }
         }
+        self.record_ends();
         let consumer = self.consumer.take().expect("checked above");
         {
             let s = consumer.context().state();
@@ -385,8 +456,14 @@ impl ConsumerHandle {
         // Leaves the group (subscribe) and commits the last offsets (commit=auto) before returning.
         drop(consumer);
         self.run.merge_consumer(&self.totals);
+        let transient: u64 = self.totals.transient_errors.values().sum();
+        let transient_note = if transient > 0 {
+            format!(", {transient} transient error(s) recovered from {:?}", self.totals.transient_errors)
+        } else {
+            String::new()
+        };
         format!(
-            "closed: {} records in {} samples ({} empty, {} failed), {} rebalance(s) taking {} ms{commit_note}",
+            "closed: {} records in {} samples ({} empty, {} failed), {} rebalance(s) taking {} ms{transient_note}{commit_note}",
             self.totals.records,
             self.totals.samples,
             self.totals.empty_samples,
@@ -394,6 +471,214 @@ impl ConsumerHandle {
             self.totals.rebalances,
             self.totals.rebalance_time.as_millis()
         )
+    }
+
+    /// The partitions this thread holds now: its static share, or what the group assigned (None: not joined yet).
+    fn held(&self) -> Option<Vec<i32>> {
+        match (&self.settings.assignment, &self.consumer) {
+            (Assignment::Subscribe, Some(c)) => {
+                let s = c.context().state();
+                (s.count > 0).then(|| s.assigned.clone())
+            }
+            _ => Some(self.static_partitions.clone()),
+        }
+    }
+
+    /// How far partition `p` was read: the offset after the last record this thread got, librdkafka's position
+    /// (which a record fetched before a rebalance may have moved), the start of a static assignment, the group's
+    /// committed offset, or else where `auto.offset.reset` starts (`low`/`high`: the partition's watermarks).
+    fn read_offset(&self, consumer: &BaseConsumer<ConsumerCtx>, p: i32, low: i64, high: i64, left: Duration) -> i64 {
+        let own = self.totals.next_offset.get(&p).copied();
+        let librdkafka = consumer
+            .position()
+            .ok()
+            .and_then(|tpl| tpl.find_partition(&self.settings.topic, p).map(|e| e.offset()))
+            .and_then(|o| o.to_raw())
+            .filter(|o| *o >= 0);
+        if let Some(o) = own.max(librdkafka) {
+            return o;
+        }
+        if let Some((first, _)) = self.totals.at_start.get(&p) {
+            return *first;
+        }
+        let mut tpl = TopicPartitionList::new();
+        tpl.add_partition(&self.settings.topic, p);
+        let committed = consumer
+            .committed_offsets(tpl, left)
+            .ok()
+            .and_then(|l| l.find_partition(&self.settings.topic, p).and_then(|e| e.offset().to_raw()))
+            .filter(|o| *o >= 0);
+        committed.unwrap_or_else(|| match self.settings.client.get("auto.offset.reset").map(String::as_str) {
+            Some("latest" | "largest" | "end") => high,
+            _ => low,
+        })
+    }
+
+    /// `stop.on.empty`: every partition this thread holds is read to its end offset, queried from its leader now.
+    /// A query that fails (the leader is moving) means "not drained": the thread reads on.
+    fn drained(&mut self) -> bool {
+        let Some(consumer) = self.consumer.as_ref() else { return true };
+        let Some(held) = self.held() else {
+            self.log_not_drained(format_args!("it has not joined the group yet"));
+            return false;
+        };
+        let deadline = Instant::now() + self.settings.timeout;
+        for p in held {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match consumer.fetch_watermarks(&self.settings.topic, p, left) {
+                Ok((low, high)) => {
+                    let read = self.read_offset(consumer, p, low, high, left);
+                    if read < high {
+                        self.log_not_drained(format_args!(
+                            "partition {p} is read to offset {read} of {high} ({} left)",
+                            high - read
+                        ));
+                        return false;
+                    }
+                }
+                Err(e) => {
+                    let e = EngineError::from_kafka(&e);
+                    self.log_not_drained(format_args!("the end of partition {p} could not be read ({e})"));
+                    return false;
+                }
+            }
+        }
+        if self.not_drained_logged {
+            log::info!("{}: all partitions read to their end offsets: the thread stops (stop.on.empty)", self.label);
+        }
+        true
+    }
+
+    fn log_not_drained(&mut self, why: std::fmt::Arguments<'_>) {
+        if !self.not_drained_logged {
+            log::info!("{}: an empty poll, but {why}: reading on (stop.on.empty stops at the end offsets)", self.label);
+            self.not_drained_logged = true;
+        }
+    }
+
+    /// An outage that has lasted past `timeout.ms` with no record since: unless the brokers answer now (the
+    /// partitions may simply be drained), it fails the sample.
+    fn outage_outlasted(&mut self) -> Option<EngineError> {
+        let since = self.outage.since?;
+        if since.elapsed() < self.settings.timeout {
+            return None;
+        }
+        let consumer = self.consumer.as_ref()?;
+        let p = self.held().and_then(|h| h.first().copied())?;
+        let answer = consumer.fetch_watermarks(&self.settings.topic, p, Duration::from_secs(1));
+        if answer.is_ok() {
+            end_outage(&mut self.outage, &self.label, "the brokers answer again");
+            return None;
+        }
+        Some(outlasted(&mut self.outage, &self.settings))
+    }
+
+    /// At close: how far each held partition was read against its end offset, asked of the brokers (within
+    /// timeout.ms; the end known from the start and the records read, when they do not answer); a
+    /// partition not read to its end is logged at WARN and named in the summary.
+    fn record_ends(&mut self) {
+        let Some(consumer) = self.consumer.as_ref() else { return };
+        let Some(held) = self.held() else { return };
+        let deadline = Instant::now() + self.settings.timeout;
+        let topic = self.settings.topic.clone();
+        let mut unread = Vec::new();
+        for p in held {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let queried = if left.is_zero() { None } else { consumer.fetch_watermarks(&topic, p, left).ok() };
+            // The brokers do not answer: the end is at least what was there at the start and what was read.
+            let known = || {
+                let start = self.totals.at_start.get(&p).copied();
+                let read = self.totals.next_offset.get(&p).copied();
+                let end = start.map(|(_, end)| end).max(read)?;
+                Some((start.map_or(end, |(first, _)| first), end))
+            };
+            let Some((low, high)) = queried.or_else(|| {
+                log::warn!(
+                    "{}: the end offset of partition {p} could not be read at the end (within timeout.ms); the end \
+                     known to this consumer is used",
+                    self.label
+                );
+                known()
+            }) else {
+                continue;
+            };
+            let read_to = ReadTo { read_offset: self.read_offset(consumer, p, low, high, left), end_offset: high };
+            if read_to.left() > 0 {
+                unread.push(format!(
+                    "{p} read to offset {} of {} ({} left)",
+                    read_to.read_offset,
+                    read_to.end_offset,
+                    read_to.left()
+                ));
+            }
+            self.totals.record_end(&topic, p, read_to);
+        }
+        if !unread.is_empty() {
+            log::warn!(
+                "{}: ended with {} partition(s) not read to their end: {}; those records were not consumed (the \
+                 test's duration ended first, or see the errors above)",
+                self.label,
+                unread.len(),
+                unread.join(", ")
+            );
+        }
+    }
+}
+
+/// librdkafka's errors that it recovers from by itself: a dropped broker connection, all brokers down for a
+/// moment, a broker handle replaced, a leader or coordinator being elected.
+fn is_transient(e: &KafkaError) -> bool {
+    matches!(e, KafkaError::MessageConsumption(_))
+        && e.rdkafka_error_code().is_some_and(|c| retry::transient(c) || c == RDKafkaErrorCode::BrokerDestroy)
+}
+
+/// Counts and logs a transient error; returns the error to fail the sample with when the outage has lasted past
+/// `timeout.ms`.
+fn note_transient(
+    outage: &mut Outage,
+    totals: &mut ConsumerTotals,
+    settings: &ConsumerSettings,
+    label: &str,
+    e: EngineError,
+) -> Option<EngineError> {
+    totals.record_transient(&e.code);
+    outage.errors += 1;
+    let since = *outage.since.get_or_insert_with(Instant::now);
+    if outage.first.is_none() {
+        log::warn!(
+            "{label}: {e}; librdkafka reconnects by itself: counted as a transient error, not a failed sample, \
+             unless it lasts past timeout.ms ({} ms)",
+            settings.timeout.as_millis()
+        );
+        outage.first = Some(e);
+    }
+    (since.elapsed() >= settings.timeout).then(|| outlasted(outage, settings))
+}
+
+/// The failure of an outage that outlasted `timeout.ms`; the next sample starts a new outage.
+fn outlasted(outage: &mut Outage, settings: &ConsumerSettings) -> EngineError {
+    let took = outage.since.map_or(Duration::ZERO, |s| s.elapsed());
+    let mut e = outage.first.take().unwrap_or_else(|| EngineError::new("TRANSPORT", "the brokers do not answer"));
+    e.message = format!(
+        "{} ({} error(s) in {} ms without a record, longer than timeout.ms {} ms): check that the brokers are up",
+        e.message,
+        outage.errors,
+        took.as_millis(),
+        settings.timeout.as_millis()
+    );
+    *outage = Outage::default();
+    e
+}
+
+/// Ends an outage: logs how long it lasted.
+fn end_outage(outage: &mut Outage, label: &str, how: &str) {
+    if let Some(since) = outage.since.take() {
+        log::info!(
+            "{label}: recovered after {} ms and {} transient error(s): {how}",
+            since.elapsed().as_millis(),
+            outage.errors
+        );
+        *outage = Outage::default();
     }
 }
 
@@ -432,7 +717,7 @@ fn record(
         (None, Some(ms)) if ms > 0 => Some((now_us - ms * 1000, LatencySource::Timestamp)),
         _ => None,
     };
-    totals.record(m.partition(), bytes, e2e, at);
+    totals.record(m.partition(), m.offset(), bytes, e2e, at);
     sample.records += 1;
     sample.bytes += bytes as u64;
     sample.partition = m.partition();

@@ -43,6 +43,13 @@ pub struct ConsumerTotals {
     pub per_partition: BTreeMap<i32, u64>,
     /// Statically assigned partitions: (first offset to read, end offset) when the consumer started.
     pub at_start: BTreeMap<i32, (i64, i64)>,
+    /// The offset after the last record read, per partition of this handle's topic (one handle reads one topic).
+    pub next_offset: BTreeMap<i32, i64>,
+    /// Where each partition held at the end was read to, against its end offset queried then (merged by topic and
+    /// partition: the furthest any consumer got).
+    pub at_end: BTreeMap<(String, i32), ReadTo>,
+    /// librdkafka's transient errors that did not fail a sample (it reconnects, a leader or coordinator moves).
+    pub transient_errors: BTreeMap<String, u64>,
     pub rebalances: u64,
     /// Time this handle spent joining the group and rebalancing (0 with static assignment).
     pub rebalance_time: Duration,
@@ -69,6 +76,9 @@ impl Default for ConsumerTotals {
             errors: BTreeMap::new(),
             per_partition: BTreeMap::new(),
             at_start: BTreeMap::new(),
+            next_offset: BTreeMap::new(),
+            at_end: BTreeMap::new(),
+            transient_errors: BTreeMap::new(),
             rebalances: 0,
             rebalance_time: Duration::ZERO,
             first_poll: None,
@@ -83,11 +93,20 @@ impl ConsumerTotals {
         self.first_poll.get_or_insert((at, SystemTime::now()));
     }
 
-    /// One consumed record of `bytes` (key + value + headers) with its end-to-end latency, if known.
-    pub fn record(&mut self, partition: i32, bytes: usize, e2e: Option<(i64, LatencySource)>, at: Instant) {
+    /// One consumed record at `offset` of `bytes` (key + value + headers) with its end-to-end latency, if known.
+    pub fn record(
+        &mut self,
+        partition: i32,
+        offset: i64,
+        bytes: usize,
+        e2e: Option<(i64, LatencySource)>,
+        at: Instant,
+    ) {
         self.records += 1;
         self.bytes += bytes as u64;
         *self.per_partition.entry(partition).or_default() += 1;
+        let next = self.next_offset.entry(partition).or_default();
+        *next = (*next).max(offset + 1);
         if let Some((micros, source)) = e2e {
             if micros < 0 {
                 self.e2e_negative += 1;
@@ -106,14 +125,54 @@ impl ConsumerTotals {
         self.at_start.insert(partition, (first, end));
     }
 
-    /// Partitions that had records available at the start and of which nothing was read: assigned, never fetched
-    /// (or a consumer stopped before it got to them).
+    /// Where a partition held at the end was read to, and its end offset then.
+    pub fn record_end(&mut self, topic: &str, partition: i32, read_to: ReadTo) {
+        let e = self.at_end.entry((topic.to_string(), partition)).or_insert(read_to);
+        e.read_offset = e.read_offset.max(read_to.read_offset);
+        e.end_offset = e.end_offset.max(read_to.end_offset);
+    }
+
+    /// A transient error that librdkafka recovers from by itself (not a failed sample).
+    pub fn record_transient(&mut self, code: &str) {
+        count_code(&mut self.transient_errors, code);
+    }
+
+    /// Partitions not read to their end: those held at the end whose read offset is short of the end offset, and
+    /// statically assigned partitions with records at the start of which nothing was read and whose end is unknown.
+    pub fn unread(&self) -> Vec<(&str, i32, ReadTo)> {
+        self.at_end.iter().filter(|(_, r)| r.left() > 0).map(|((t, p), r)| (t.as_str(), *p, *r)).collect()
+    }
+
+    /// The partition numbers of [`Self::unread`], plus statically assigned partitions with records at the start
+    /// of which nothing was read (assigned, never fetched, or a consumer stopped before it got to them).
     pub fn unread_partitions(&self) -> Vec<i32> {
-        self.at_start
+        let never_read = self
+            .at_start
             .iter()
             .filter(|(p, (first, end))| end > first && self.per_partition.get(p).copied().unwrap_or(0) == 0)
-            .map(|(p, _)| *p)
-            .collect()
+            .map(|(p, _)| *p);
+        let mut all: Vec<i32> = self.unread().iter().map(|(_, p, _)| *p).chain(never_read).collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// Records (offsets) left unread at the end, over all partitions held then.
+    pub fn unread_records(&self) -> u64 {
+        self.at_end.values().map(ReadTo::left).sum()
+    }
+
+    /// `3 partition(s) not read to their end: t[0] read to 420 of 500 (80 left), ...`, or None when all were.
+    pub fn unread_line(&self) -> Option<String> {
+        let unread = self.unread();
+        if unread.is_empty() {
+            return None;
+        }
+        let items: Vec<String> = unread
+            .iter()
+            .map(|(t, p, r)| format!("{t}[{p}] read to {} of {} ({} left)", r.read_offset, r.end_offset, r.left()))
+            .collect();
+        Some(format!("{} partition(s) not read to their end: {}", unread.len(), items.join(", ")))
     }
 
     /// `partitions read/available at start: 0: 167/167, 1: 0/166 (none read), ...`, or None without static assignment.
@@ -131,12 +190,20 @@ impl ConsumerTotals {
                 format!("{p}: {read}/{available}{flag}")
             })
             .collect();
-        let unread = self.unread_partitions();
-        let verdict = if unread.is_empty() {
+        let never: Vec<i32> = self
+            .at_start
+            .iter()
+            .filter(|(p, (first, end))| end > first && self.per_partition.get(p).copied().unwrap_or(0) == 0)
+            .map(|(p, _)| *p)
+            .collect();
+        let mut verdict = if never.is_empty() {
             String::new()
         } else {
-            format!("; {} partition(s) with records at the start were never read: {unread:?}", unread.len())
+            format!("; {} partition(s) with records at the start were never read: {never:?}", never.len())
         };
+        if let Some(line) = self.unread_line() {
+            verdict = format!("{verdict}; {line}");
+        }
         Some(format!("partitions read/available at start: {}{verdict}", items.join(", ")))
     }
 
@@ -151,7 +218,11 @@ impl ConsumerTotals {
         add_counters!(self, other: empty_samples, failed_samples, check_failures, rebalances);
         add_counts(&mut self.errors, &other.errors);
         add_counts(&mut self.per_partition, &other.per_partition);
+        add_counts(&mut self.transient_errors, &other.transient_errors);
         self.at_start.extend(other.at_start.iter().map(|(p, s)| (*p, *s)));
+        for ((topic, p), r) in &other.at_end {
+            self.record_end(topic, *p, *r);
+        }
         // Threads join and rebalance at the same time: the run's rebalance time is the longest of theirs.
         self.rebalance_time = self.rebalance_time.max(other.rebalance_time);
         self.first_poll = earliest(self.first_poll, other.first_poll);
@@ -246,6 +317,14 @@ impl ConsumerTotals {
                 })
                 .collect(),
             unread_partitions: self.unread_partitions(),
+            unread: self
+                .unread()
+                .into_iter()
+                .map(|(topic, partition, r)| PartitionEnd::new(topic, partition, r))
+                .collect(),
+            unread_records: self.unread_records(),
+            partitions_at_end: self.at_end.iter().map(|((t, p), r)| PartitionEnd::new(t, *p, *r)).collect(),
+            transient_errors: &self.transient_errors,
             perf: Perf {
                 start_time: self.first_poll.map(|(_, t)| format_time(t)),
                 end_time: self.last_record.map(|(_, t)| format_time(t)),
@@ -288,10 +367,49 @@ pub struct Summary<'a> {
     per_partition: &'a BTreeMap<i32, u64>,
     /// Statically assigned partitions: first offset and end offset at the start, records read.
     partitions_at_start: BTreeMap<i32, AtStart>,
-    /// Partitions with records at the start of which nothing was read.
+    /// Partitions not read to their end (see [`ConsumerTotals::unread_partitions`]).
     unread_partitions: Vec<i32>,
+    /// Each partition held at the end whose read offset is short of its end offset, with both offsets.
+    unread: Vec<PartitionEnd<'a>>,
+    /// Records (offsets) left unread at the end, summed over those partitions.
+    unread_records: u64,
+    /// Every partition held at the end: read offset against end offset.
+    partitions_at_end: Vec<PartitionEnd<'a>>,
+    /// librdkafka's transient errors that were counted, not failed samples.
+    transient_errors: &'a BTreeMap<String, u64>,
     perf: Perf,
     e2e_latency_us: E2e,
+}
+
+/// How far a partition was read: the offset after the last record read (its position) and the end offset (high
+/// watermark) queried when the consumer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadTo {
+    pub read_offset: i64,
+    pub end_offset: i64,
+}
+
+impl ReadTo {
+    /// Offsets between the read offset and the end (records, on a topic without compaction or transactions).
+    pub fn left(&self) -> u64 {
+        (self.end_offset - self.read_offset).max(0) as u64
+    }
+}
+
+/// One partition's read offset against its end offset in the summary.
+#[derive(Serialize)]
+struct PartitionEnd<'a> {
+    topic: &'a str,
+    partition: i32,
+    read_offset: i64,
+    end_offset: i64,
+    left: u64,
+}
+
+impl<'a> PartitionEnd<'a> {
+    fn new(topic: &'a str, partition: i32, r: ReadTo) -> Self {
+        PartitionEnd { topic, partition, read_offset: r.read_offset, end_offset: r.end_offset, left: r.left() }
+    }
 }
 
 /// One statically assigned partition in the summary.
@@ -390,6 +508,7 @@ mod tests {
         for i in 0..4 {
             t.record(
                 i,
+                0,
                 1024 * 256,
                 Some((1500 + i as i64 * 1000, LatencySource::Header)),
                 start + Duration::from_secs(1),
@@ -413,8 +532,8 @@ mod tests {
         t.record_start(0, 0, 2);
         t.record_start(1, 5, 9);
         t.record_start(2, 3, 3);
-        t.record(0, 10, None, now);
-        t.record(0, 10, None, now);
+        t.record(0, 0, 10, None, now);
+        t.record(0, 1, 10, None, now);
         assert_eq!(t.unread_partitions(), vec![1]);
         let line = t.partitions_line().unwrap();
         assert_eq!(
@@ -423,6 +542,38 @@ mod tests {
              the start were never read: [1]"
         );
         assert!(ConsumerTotals::default().partitions_line().is_none());
+        assert_eq!(t.next_offset[&0], 2);
+    }
+
+    #[test]
+    fn a_partition_read_part_of_the_way_is_unread_with_its_offsets() {
+        let now = Instant::now();
+        let mut t = ConsumerTotals::default();
+        t.record_start(0, 0, 500);
+        t.record_start(1, 0, 500);
+        for offset in 0..420 {
+            t.record(0, offset, 10, None, now);
+        }
+        t.record(1, 499, 10, None, now);
+        t.record_end("t", 0, ReadTo { read_offset: 420, end_offset: 500 });
+        t.record_end("t", 1, ReadTo { read_offset: 500, end_offset: 500 });
+        // Another consumer of the group read partition 0 further: the furthest counts.
+        let mut other = ConsumerTotals::default();
+        other.record_end("t", 0, ReadTo { read_offset: 450, end_offset: 500 });
+        other.record_transient("BROKER_TRANSPORT_FAILURE");
+        t.merge(&other);
+        assert_eq!(t.unread_partitions(), vec![0]);
+        assert_eq!(t.unread_records(), 50);
+        let line = t.partitions_line().unwrap();
+        assert!(line.ends_with("; 1 partition(s) not read to their end: t[0] read to 450 of 500 (50 left)"), "{line}");
+        let json = serde_json::to_value(t.summary()).unwrap();
+        assert_eq!(
+            json["unread"],
+            serde_json::json!([{"topic": "t", "partition": 0, "read_offset": 450, "end_offset": 500, "left": 50}])
+        );
+        assert_eq!(json["unread_records"], 50);
+        assert_eq!(json["partitions_at_end"][1]["read_offset"], 500);
+        assert_eq!(json["transient_errors"]["BROKER_TRANSPORT_FAILURE"], 1);
     }
 
     #[test]
@@ -430,10 +581,10 @@ mod tests {
         let now = Instant::now();
         let mut a = ConsumerTotals { rebalance_time: Duration::from_millis(300), ..Default::default() };
         a.record_poll_start(now);
-        a.record(0, 10, None, now + Duration::from_millis(10));
+        a.record(0, 0, 10, None, now + Duration::from_millis(10));
         let mut b = ConsumerTotals { rebalance_time: Duration::from_millis(100), rebalances: 2, ..Default::default() };
         b.record_poll_start(now + Duration::from_millis(5));
-        b.record(1, 10, Some((-5, LatencySource::Timestamp)), now + Duration::from_millis(50));
+        b.record(1, 0, 10, Some((-5, LatencySource::Timestamp)), now + Duration::from_millis(50));
         a.merge(&b);
         assert_eq!((a.records, a.rebalances, a.rebalance_time), (2, 2, Duration::from_millis(300)));
         assert_eq!(a.elapsed_ms(), 50);

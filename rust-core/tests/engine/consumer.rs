@@ -353,3 +353,125 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
     keep_up.close();
     producer.close(Duration::from_secs(5));
 }
+
+/// A consumer with `extra` on librdkafka's mock cluster (no broker needed), reporting to `run`.
+fn mock_consumer(
+    cluster: &rdkafka::mocking::MockCluster<'static, DefaultProducerContext>,
+    topic: &str,
+    run: &std::sync::Arc<kafka_native::report::Run>,
+    extra: &[(&str, &str)],
+) -> ConsumerHandle {
+    let mut pairs = vec![
+        ("bootstrap.servers".to_string(), cluster.bootstrap_servers()),
+        ("topic".to_string(), topic.to_string()),
+        ("group.id".to_string(), group("mock")),
+    ];
+    pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let settings = kafka_native::consumer::settings::parse_consumer(&pairs).unwrap();
+    ConsumerHandle::open(settings, run).unwrap_or_else(|e| panic!("cannot open the consumer: {e}"))
+}
+
+/// `n` records into partition 0 of `topic` on the mock cluster, each in a batch of its own (so that a consumer
+/// fetching one batch at a time cannot have them all before the leader goes away).
+fn mock_produce(cluster: &rdkafka::mocking::MockCluster<'static, DefaultProducerContext>, topic: &str, n: usize) {
+    let producer: rdkafka::producer::BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", cluster.bootstrap_servers())
+        .set("linger.ms", "0")
+        .create()
+        .unwrap();
+    for i in 0..n {
+        let value = format!("record-{i}");
+        producer.send(BaseRecord::<str, str>::to(topic).payload(&value).partition(0)).unwrap();
+        producer.flush(Duration::from_secs(5)).unwrap();
+    }
+}
+
+/// Reads at most one small batch per fetch: the consumer is slow to get the records.
+const ONE_BATCH_AT_A_TIME: &[(&str, &str)] =
+    &[("queued.min.messages", "1"), ("fetch.message.max.bytes", "1"), ("fetch.wait.max.ms", "10")];
+
+#[test]
+fn an_empty_poll_while_the_leader_is_down_does_not_stop_the_thread_and_every_record_is_read() {
+    let cluster = rdkafka::mocking::MockCluster::new(3).expect("librdkafka's mock cluster starts");
+    let topic = "failover";
+    cluster.create_topic(topic, 1, 3).unwrap();
+    cluster.partition_leader(topic, 0, Some(1)).unwrap();
+    mock_produce(&cluster, topic, 40);
+    let run = kafka_native::report::Run::new();
+    let mut extra = vec![("max.records", "2"), ("poll.timeout.ms", "300"), ("stop.on.empty", "true")];
+    extra.extend_from_slice(ONE_BATCH_AT_A_TIME);
+    let mut c = mock_consumer(&cluster, topic, &run, &extra);
+    let mut read = 0;
+    while read < 4 {
+        let o = c.poll();
+        assert!(o.error.is_none() && !o.stop_thread, "{o:?}");
+        read += o.records;
+    }
+    // The leader goes away: the polls come back empty, librdkafka's connection errors are not failed samples, and
+    // an empty poll is not the end of the partition.
+    cluster.broker_down(1).unwrap();
+    let down = Instant::now();
+    let mut while_down = Vec::new();
+    while down.elapsed() < Duration::from_secs(3) {
+        while_down.push(c.poll());
+    }
+    assert!(while_down.iter().all(|o| o.error.is_none() && !o.stop_thread), "{while_down:?}");
+    read += while_down.iter().map(|o| o.records).sum::<u32>();
+    assert!(read < 40, "the consumer had every record before the leader went down: the test proves nothing");
+    // Leadership moves to broker 2: the thread reads on and stops once the partition is read to its end.
+    cluster.partition_leader(topic, 0, Some(2)).unwrap();
+    let moved = Instant::now();
+    let stopped = loop {
+        let o = c.poll();
+        assert!(o.error.is_none(), "{o:?}");
+        read += o.records;
+        if o.stop_thread || moved.elapsed() > Duration::from_secs(30) {
+            break o.stop_thread;
+        }
+    };
+    assert!(stopped, "the thread never stopped: {read} of 40 read");
+    assert_eq!(read, 40);
+    c.close();
+    let path = std::env::temp_dir().join(format!("kn-consumer-failover-{}.json", std::process::id()));
+    run.consumer_report(Some(path.to_str().unwrap())).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!((json["records"].as_u64(), json["failed_samples"].as_u64()), (Some(40), Some(0)), "{json}");
+    assert_eq!(json["unread_records"], 0, "{json}");
+    assert_eq!(
+        json["partitions_at_end"],
+        serde_json::json!([{"topic": topic, "partition": 0, "read_offset": 40, "end_offset": 40, "left": 0}])
+    );
+}
+
+#[test]
+fn a_thread_that_ends_short_of_the_end_names_the_partition_with_its_offsets() {
+    let cluster = rdkafka::mocking::MockCluster::new(1).expect("librdkafka's mock cluster starts");
+    let topic = "short";
+    cluster.create_topic(topic, 1, 1).unwrap();
+    mock_produce(&cluster, topic, 10);
+    let run = kafka_native::report::Run::new();
+    let mut c = mock_consumer(&cluster, topic, &run, &[("max.records", "3"), ("poll.timeout.ms", "2000")]);
+    let mut read = 0;
+    while read == 0 {
+        read = c.poll().records;
+    }
+    c.close();
+    let path = std::env::temp_dir().join(format!("kn-consumer-short-{}.json", std::process::id()));
+    let report = run.consumer_report(Some(path.to_str().unwrap())).unwrap().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).ok();
+    let left = 10 - read as u64;
+    assert_eq!(
+        json["unread"],
+        serde_json::json!([{"topic": topic, "partition": 0, "read_offset": read, "end_offset": 10, "left": left}])
+    );
+    assert_eq!(
+        (json["unread_records"].as_u64(), json["unread_partitions"].clone()),
+        (Some(left), serde_json::json!([0]))
+    );
+    assert!(
+        report.contains(&format!("1 partition(s) not read to their end: short[0] read to {read} of 10 ({left} left)")),
+        "{report}"
+    );
+}
