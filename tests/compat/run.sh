@@ -3,7 +3,7 @@
 # node of their own (scripts/kafka --port-base, away from the shared broker on 9092-9095 and the 3-node cluster),
 # and JMeter drives the producer with the audit, the consumer and a transactional producer against each; the JTLs, the summaries and the
 # topic's offsets must agree. Stops what it started and prints each broker's time. Needs a built jar (scripts/build).
-# COMPAT_VERSIONS (default "3.7.2 <stack default>") and COMPAT_PORT_BASE (default 47092; each version takes the next
+# COMPAT_VERSIONS (default "3.7.2 <stack default>") and COMPAT_PORT_BASE (default 12092, below the ephemeral port range 32768-60999 so that no client connection holds it; each version takes the next
 # block of 100 ports) override the choice.
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
@@ -17,7 +17,7 @@ transaction_plan "$out/transactional.jmx" || exit 1
 
 newest="$(pom_property "$root/stack/kafka/pom.xml" kafka.version)"
 read -r -a versions <<<"${COMPAT_VERSIONS:-3.7.2 $newest}"
-port_base="${COMPAT_PORT_BASE:-47092}"
+port_base="${COMPAT_PORT_BASE:-12092}"
 records_per_run=10000
 started=() # "version port" of the nodes this suite started, for the stop at exit
 
