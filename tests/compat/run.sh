@@ -3,7 +3,8 @@
 # node of their own (scripts/kafka --port-base, away from the shared broker on 9092-9095 and the 3-node cluster),
 # and JMeter drives the producer with the audit, the consumer and a transactional producer against each; the JTLs, the summaries and the
 # topic's offsets must agree. Stops what it started and prints each broker's time. Needs a built jar (scripts/build).
-# COMPAT_VERSIONS (default "3.7.2 <stack default>") and COMPAT_PORT_BASE (default 12092, below the ephemeral port range 32768-60999 so that no client connection holds it; each version takes the next
+# COMPAT_VERSIONS (default "3.7.2 <stack default>") and COMPAT_PORT_BASE (default 12092: below the ephemeral port
+# range 32768-60999, where a client connection's local port could hold it; each version takes the next
 # block of 100 ports) override the choice.
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
