@@ -130,6 +130,9 @@ impl Run {
         if let Some(late) = totals.late_line() {
             text = format!("{text}\n{late}");
         }
+        if let Some(t) = &totals.transactions {
+            text = format!("{text}\n{}", t.line());
+        }
         // Where the time went: one line right after the perf line, then the hints with their evidence.
         let (b, knobs) = self.breakdown.take();
         let mean_ms = totals.latency_us.mean() / 1000.0;

@@ -121,7 +121,11 @@ pub fn read_back(
     // librdkafka wants a group id even for manual assignment; nothing is committed to it.
     props.insert("group.id".into(), format!("kafka-native-audit-{run_id}"));
     props.insert("enable.auto.commit".into(), "false".into());
-    props.insert("enable.partition.eof".into(), "false".into());
+    // Only committed transactions' records count (librdkafka's default, stated so that it stays): an aborted one's
+    // are never acknowledged as written. Their commit markers take offsets no message is delivered at, so the end
+    // of a partition is known from librdkafka's end-of-partition event, not from reaching its last offset.
+    props.insert("isolation.level".into(), "read_committed".into());
+    props.insert("enable.partition.eof".into(), "true".into());
     let consumer: BaseConsumer<ClientCtx> = create(&props, ClientCtx::default(), "audit consumer")?;
     let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
     // Everything below, retries included, fits in audit.timeout.ms: right after a failover the first requests
@@ -179,6 +183,10 @@ pub fn read_back(
         let Some(result) = consumer.poll(Duration::from_millis(200)) else { continue };
         let message = match result {
             Ok(m) => m,
+            Err(rdkafka::error::KafkaError::PartitionEOF(p)) => {
+                remaining.remove(&p);
+                continue;
+            }
             // librdkafka reconnects and finds the new leader by itself: note the error and keep reading until the
             // deadline; only then does the report say it is incomplete (with this error).
             Err(e) => {

@@ -25,6 +25,7 @@ layout!(LAYOUT, slots(o: SampleOutcome) {
     partition => o.partition,
     offset => o.offset,
     log_lines_waiting => logsink::pending(),
+    transaction => o.transaction as i64,
 });
 
 static_native! {
@@ -100,6 +101,7 @@ mod tests {
             partition: 6,
             offset: 7,
             error: Some(EngineError::new("X", "y")),
+            transaction: crate::producer::transaction::TxnEnd::Aborted,
         };
         super::super::assert_layout(
             LAYOUT,
@@ -112,6 +114,7 @@ mod tests {
                 ("bytes_sent", 5),
                 ("partition", 6),
                 ("offset", 7),
+                ("transaction", 2),
             ],
         );
         assert_eq!(LAYOUT[7], "log_lines_waiting");

@@ -17,6 +17,7 @@ pub mod settings;
 pub mod shared;
 pub mod slot;
 pub mod stats;
+pub mod transaction;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, MutexGuard};
@@ -37,6 +38,7 @@ use settings::ProducerSettings;
 use shared::KafkaProducer;
 pub use slot::Slot;
 use slot::Ticket;
+use transaction::{Txn, TxnEnd};
 
 /// librdkafka reports a message timeout up to about a second after `message.timeout.ms`
 /// (it scans for expired messages once per second), so a sample waits that much longer
@@ -62,6 +64,8 @@ pub struct SampleOutcome {
     pub offset: i64,
     /// The first failure of the sample, if any.
     pub error: Option<EngineError>,
+    /// With `transactional.id.prefix`: how the sample's transaction ended (committed, aborted on purpose, open).
+    pub transaction: TxnEnd,
 }
 
 /// One JMeter thread's producer: owns its slot, payload generator and statistics.
@@ -84,6 +88,8 @@ pub struct ProducerHandle {
     last_end: Option<Instant>,
     /// Where the statistics go at close.
     run: Arc<Run>,
+    /// With `transactional.id.prefix`: the open transaction and the producer's state.
+    txn: Option<Txn>,
 }
 
 /// Distinguishes the handles of one JVM in audit headers.
@@ -106,10 +112,14 @@ impl ProducerHandle {
             let mut s = slot.lock();
             s.acked_seqs = Some(SeqSet::default());
             s.totals.audit = Some(AuditTarget::new(&settings.client, &settings.topic, settings.audit_timeout));
+            if settings.transaction.is_some() {
+                s.txn_seqs = Some(Vec::new());
+            }
             (run_id, pid)
         });
         let pacer = settings.target_rate.map(|rate| Pacer::new(rate, &slot));
         Ok(ProducerHandle {
+            txn: settings.transaction.clone().map(Txn::new),
             producer: Some(producer),
             headers: std::mem::take(&mut settings.headers),
             headers_text: None,
@@ -129,8 +139,16 @@ impl ProducerHandle {
         Arc::clone(&self.slot)
     }
 
-    /// Sends one sample's messages and waits for every verdict, the deadline, or an interrupt.
+    /// Sends one sample's messages and waits for every verdict, the deadline, or an interrupt; a transactional
+    /// producer also begins, commits or aborts its transaction ([`transaction`]).
     pub fn send(&mut self, input: SampleInput<'_>) -> SampleOutcome {
+        if self.txn.is_some() {
+            return self.send_in_transaction(input);
+        }
+        self.send_messages(input)
+    }
+
+    fn send_messages(&mut self, input: SampleInput<'_>) -> SampleOutcome {
         // Taken before the pacer's wait, which is no cost of the bridge.
         let gap = self.last_end.map(|end| end.elapsed());
         if let Some(pacer) = &mut self.pacer {
@@ -152,6 +170,7 @@ impl ProducerHandle {
                     partition: -1,
                     offset: -1,
                     error: Some(EngineError::new(INTERRUPTED, "the test was stopped before the sample was sent")),
+                    transaction: TxnEnd::None,
                 };
             }
             if let (Some(gap), None) = (gap, &self.pacer) {
@@ -330,6 +349,7 @@ impl ProducerHandle {
             partition: s.partition,
             offset: s.offset,
             error: s.first_error.take(),
+            transaction: TxnEnd::None,
         }
     }
 
@@ -343,6 +363,11 @@ impl ProducerHandle {
             // The caller's way of saying the test was stopped: the report must not wait on the brokers either.
             self.run.note_stopped();
         }
+        self.producer = Some(producer);
+        self.end_open_transaction(timeout.is_zero());
+        let Some(producer) = self.producer.take() else {
+            return "already closed".to_string();
+        };
         // Messages still in flight get librdkafka's verdict within the sample timeout (message.timeout.ms), so a
         // normal close waits that long whatever the caller thought the timeout was; 0 (a stopped test) stays 0.
         let timeout = if timeout.is_zero() { timeout } else { timeout.max(self.settings.timeout + VERDICT_GRACE) };

@@ -46,6 +46,9 @@ pub const SAMPLER_KEYS: &[&str] = &[
     "audit",
     "audit.timeout.ms",
     "target.rate",
+    "transactional.id.prefix",
+    "transaction.samples",
+    "transaction.abort.percent",
 ];
 
 /// Topics the broker keeps its own state in.
@@ -128,6 +131,8 @@ pub struct ProducerSettings {
     pub audit_timeout: Duration,
     /// Samples per second per thread, each started at its intended time; None = as fast as acks allow.
     pub target_rate: Option<f64>,
+    /// With `transactional.id.prefix`: the thread's producer is transactional.
+    pub transaction: Option<super::transaction::TxnSettings>,
     /// librdkafka properties, translated and validated.
     pub client: BTreeMap<String, String>,
     /// Things the user should know but that do not stop the test (dropped serializers, ...).
@@ -221,6 +226,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
     }
     engine_defaults(&mut client, timeout_ms)?;
     policy::check_conflicts(&client, &origin)?;
+    let transaction = super::transaction::parse(&sampler, &client, &origin, policy, scope)?;
     librdkafka_conf::validate(&client, &suggestion_candidates())?;
 
     let preflight = match sampler.get("preflight").copied() {
@@ -281,6 +287,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         audit,
         audit_timeout,
         target_rate,
+        transaction,
         client,
         warnings,
     })

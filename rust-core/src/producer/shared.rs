@@ -136,6 +136,19 @@ impl KafkaProducer {
         }
     }
 
+    /// Runs a transactional call (init, begin, commit, abort) on the producer; transactions need
+    /// `producer.scope=thread`, whose producer the calling thread serves.
+    pub(super) fn txn(
+        &self,
+        call: impl FnOnce(&BaseProducer<ProducerCtx>) -> rdkafka::error::KafkaResult<()>,
+    ) -> rdkafka::error::KafkaResult<()> {
+        match &self.inner {
+            Inner::Served(s) => call(&s.producer),
+            // The settings refuse transactional.id.prefix with producer.scope=test, so this is never reached.
+            Inner::Threaded(_) => Err(KafkaError::Global(rdkafka::types::RDKafkaErrorCode::NotImplemented)),
+        }
+    }
+
     fn client(&self) -> &Client<ProducerCtx> {
         match &self.inner {
             Inner::Threaded(p) => p.client(),
@@ -184,9 +197,32 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
     // The run's id, not its address: a later test in the same JVM may get the same address.
     let key = format!("{}\n{}\n{}", run.current_run().0, settings.topic, settings.sharing_key());
     if settings.scope == Scope::Thread {
-        let inner = Inner::Served(Served::new(config::create(&settings.client, context(settings), "producer")?)?);
+        let client = match &settings.transaction {
+            // Only this producer's properties carry its id: the preparation (keyed by the shared properties) stays
+            // once per test.
+            Some(t) => {
+                let mut client = settings.client.clone();
+                client.insert("transactional.id".into(), transactional_id(&t.prefix, settings.thread_number));
+                std::borrow::Cow::Owned(client)
+            }
+            None => std::borrow::Cow::Borrowed(&settings.client),
+        };
+        let inner = Inner::Served(Served::new(config::create(&client, context(settings), "producer")?)?);
         let mut producer = KafkaProducer { inner, run: Arc::clone(run), ready: false };
         prepare_once(&key, &producer, settings)?;
+        if let Some(t) = &settings.transaction {
+            // Registers the id with its coordinator and fences any older producer with the same id.
+            let id = transactional_id(&t.prefix, settings.thread_number);
+            producer.txn(|p| p.init_transactions(settings.timeout)).map_err(|e| {
+                super::transaction::explain(
+                    &e,
+                    "initialising the transactions (init_transactions)",
+                    &id,
+                    settings.timeout,
+                )
+                .0
+            })?;
+        }
         producer.ready = true;
         return Ok(Arc::new(producer));
     }
@@ -210,6 +246,11 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
     shared.retain(|_, w| w.strong_count() > 0);
     shared.insert(member_key, Arc::downgrade(&p));
     Ok(p)
+}
+
+/// A thread's `transactional.id`: stable across runs, so that a test started again fences its predecessor.
+pub(super) fn transactional_id(prefix: &str, thread_number: u32) -> String {
+    format!("{prefix}-{thread_number}")
 }
 
 /// Which of the pool's producers a thread uses: `thread.number` round-robin over `producer.pool.size`, never more

@@ -99,8 +99,12 @@ pub(super) struct SlotState {
     /// Messages handed to librdkafka whose verdict has not arrived yet (across samples).
     pub(super) in_flight: u64,
     pub(super) totals: Totals,
-    /// With `audit=true`: the sequence numbers the broker acknowledged.
+    /// With `audit=true`: the sequence numbers the broker acknowledged (of committed transactions only, with
+    /// `transactional.id.prefix`).
     pub(super) acked_seqs: Option<SeqSet>,
+    /// With `audit=true` and transactions: the open transaction's acknowledged sequence numbers, moved to
+    /// `acked_seqs` when it commits and dropped when it aborts (read_committed never shows them).
+    pub(super) txn_seqs: Option<Vec<u64>>,
     /// The JMeter thread sleeps on the condvar (a shared producer's polling thread must wake it). A thread that
     /// serves its own producer's reports is awake by definition: notifying it would only cost a futex call.
     pub(super) sleeping: bool,
@@ -134,7 +138,9 @@ impl Slot {
             // an acknowledged sequence: found in the topic, it is "written although reported failed").
             Ok((partition, offset)) if current => {
                 s.totals.record_ack(now - ticket.sent_at, ticket.bytes, partition, now);
-                if let Some(acked) = &mut s.acked_seqs {
+                if let Some(pending) = &mut s.txn_seqs {
+                    pending.push(ticket.seq);
+                } else if let Some(acked) = &mut s.acked_seqs {
                     acked.insert(ticket.seq);
                 }
                 s.acked += 1;

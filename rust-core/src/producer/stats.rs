@@ -11,6 +11,7 @@ use hdrhistogram::Histogram;
 
 use serde::Serialize;
 
+use super::transaction::{TxnSummary, TxnTotals};
 use crate::audit::{AuditTarget, SeqSet};
 
 /// Latencies are recorded in microseconds, from 1 µs to 1 hour, with 3 significant digits.
@@ -55,6 +56,8 @@ pub struct Totals {
     pub acked_seqs: BTreeMap<String, SeqSet>,
     /// See `acked_seqs`.
     pub audit: Option<AuditTarget>,
+    /// With `transactional.id.prefix`: transactions and their records, commit times.
+    pub transactions: Option<TxnTotals>,
 }
 
 impl Default for Totals {
@@ -75,6 +78,7 @@ impl Default for Totals {
             between_samples_us: new_histogram(),
             acked_seqs: BTreeMap::new(),
             audit: None,
+            transactions: None,
         }
     }
 }
@@ -143,6 +147,9 @@ impl Totals {
         }
         self.first_send = earliest(self.first_send, other.first_send);
         self.last_ack = latest(self.last_ack, other.last_ack);
+        if let Some(t) = &other.transactions {
+            self.transactions.get_or_insert_with(TxnTotals::default).merge(t);
+        }
     }
 
     /// Seconds from the first send to the last acknowledgement.
@@ -230,6 +237,7 @@ impl Totals {
                 let h = &self.between_samples_us;
                 BetweenSamples { mean: h.mean(), p50: h.value_at_quantile(0.50), p99: h.value_at_quantile(0.99) }
             }),
+            transactions: self.transactions.as_ref().map(TxnTotals::summary),
         }
     }
 }
@@ -250,6 +258,7 @@ pub struct Summary<'a> {
     schedule_delay_us: Option<ScheduleDelay>,
     per_partition: &'a BTreeMap<i32, u64>,
     between_samples_us: Option<BetweenSamples>,
+    transactions: Option<TxnSummary>,
 }
 
 /// See [`Totals::between_samples_us`].

@@ -7,6 +7,10 @@ import static io.kafkanative.jmeter.ResultLayout.Producer.FAILED;
 import static io.kafkanative.jmeter.ResultLayout.Producer.OFFSET;
 import static io.kafkanative.jmeter.ResultLayout.Producer.PARTITION;
 import static io.kafkanative.jmeter.ResultLayout.Producer.SENT;
+import static io.kafkanative.jmeter.ResultLayout.Producer.TRANSACTION;
+import static io.kafkanative.jmeter.ResultLayout.Producer.TXN_ABORTED;
+import static io.kafkanative.jmeter.ResultLayout.Producer.TXN_COMMITTED;
+import static io.kafkanative.jmeter.ResultLayout.Producer.TXN_OPEN;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -132,10 +136,19 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
         String where = "partition=" + out[PARTITION] + " offset=" + out[OFFSET];
         if (error == null) {
             result.setSuccessful(true);
-            result.setResponseCode("OK");
+            long txn = out[TRANSACTION];
+            // An aborted transaction is a successful sample (abort-path testing), told apart by its code.
+            result.setResponseCode(txn == TXN_ABORTED ? "ABORTED" : "OK");
             String lastAck = "partition " + out[PARTITION] + ", offset " + out[OFFSET];
-            result.setResponseMessage(
-                    messages == 1 ? "acked: " + lastAck : messages + " acked, the last at " + lastAck);
+            String acks = messages == 1 ? "acked: " + lastAck : messages + " acked, the last at " + lastAck;
+            if (txn == TXN_COMMITTED) {
+                acks += "; transaction committed";
+            } else if (txn == TXN_ABORTED) {
+                acks += "; transaction aborted on purpose (transaction.abort.percent): not visible to read_committed";
+            } else if (txn == TXN_OPEN) {
+                acks += "; in an open transaction (transaction.samples), committed by a later sample";
+            }
+            result.setResponseMessage(acks);
             result.setResponseData(where, StandardCharsets.UTF_8.name());
         } else {
             result.setSuccessful(false);

@@ -80,6 +80,9 @@ final class ProducerParameters {
             new Parameter("topic.partitions", ""),            // with topic.create; blank: broker default
             new Parameter("topic.replication", ""),           // with topic.create; blank: broker default
             new Parameter("target.rate", ""),                 // samples/s per thread, scheduled; blank: unpaced
+            new Parameter("transactional.id.prefix", ""),     // transactions: id <prefix>-<thread>; needs acks=all
+            new Parameter("transaction.samples", ""),         // samples per transaction; blank: 1
+            new Parameter("transaction.abort.percent", ""),   // 0-100: share aborted on purpose; blank: 0
             new Parameter("stamp.time", "false"),             // true: header kn.sent.us for end-to-end latency
             new Parameter("audit", "false"),                  // true: audit headers, topic read back at test end
             new Parameter("extra.properties", ""));           // k=v separated by ';' or newlines

@@ -14,7 +14,10 @@ final class ResultLayout {
     /** What {@link NativeProducer#send} fills: the engine's layout "producer". */
     static final class Producer {
         static final int SENT = 0, ACKED = 1, FAILED = 2, ELAPSED_MICROS = 3, BYTES_SENT = 4, PARTITION = 5,
-                OFFSET = 6, LOG_LINES_WAITING = 7, OUT_LENGTH = 8;
+                OFFSET = 6, LOG_LINES_WAITING = 7, TRANSACTION = 8, OUT_LENGTH = 9;
+
+        /** Values of {@link #TRANSACTION}: how the sample's transaction ended (the engine's TxnEnd). */
+        static final long TXN_COMMITTED = 1, TXN_ABORTED = 2, TXN_OPEN = 3;
 
         private Producer() {
         }
