@@ -139,6 +139,7 @@ public class KafkaConnection extends AbstractTestElement
 
     @Override
     public void testEnded() {
+        Verdict.atTestEnd(); // before its verdict fields are forgotten: judged also when no sampler set up
         REGISTERED.remove(connectionName.trim());
         Verdict.forgetConnection(connectionName.trim());
     }
