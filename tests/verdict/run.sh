@@ -240,7 +240,7 @@ reports_refused() {
   printf 'a file of someone else\n' >"$out/stranger.txt"
   local plan stranger
   plan="$(sum_of "$out/plan-copy.jmx")" stranger="$(sum_of "$out/stranger.txt")"
-  refused summary-is-jtl "kafka.summary.file names '$out/summary-is-jtl.jtl', an existing file that is not a kafka-native summary (JSON) (it begins with 'timeStamp,elapsed" \
+  refused summary-is-jtl "kafka.summary.file names '$out/summary-is-jtl.jtl', which is the -l results file (JTL)" \
     -Jkafka.summary.file="$out/summary-is-jtl.jtl" &&
     head -n1 "$out/summary-is-jtl.jtl" | grep -q '^timeStamp,elapsed,' &&
     scripts/jmeter -n -t "$out/plan-copy.jmx" -l "$out/junit-is-plan.jtl" -j "$out/junit-is-plan.log" \

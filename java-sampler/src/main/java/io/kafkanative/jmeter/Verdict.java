@@ -48,8 +48,10 @@ final class Verdict {
     /** The Verdict fields of the plan's Kafka Connections in this JVM, by Connection name (set at test start). */
     private static final Map<String, Settings> PLAN = new ConcurrentHashMap<>();
 
-    // Guarded by Verdict.class. health is set from the first setupTest of a test to its judgement; settings are
+    // Guarded by Verdict.class. prepared is set from the first setupTest of a test to its judgement, and health then
+    // too unless the test was refused (its limits may be the reason); settings are
     // resolved at that first setupTest and kept after the judgement (VerdictExit asks whether one was asked for).
+    private static boolean prepared;
     private static GeneratorHealth health;
     private static boolean judgementScheduled;
     private static Settings settings = new Settings(null, null, null);
@@ -89,12 +91,13 @@ final class Verdict {
      * @param config the engine's configuration, [name0, value0, ...]
      */
     static synchronized void atTestStart(String kind, String label, String[] config) {
-        if (health == null) {
+        if (!prepared) {
+            prepared = true;
             judgementScheduled = false;
             SAMPLERS.clear();
             resolveSettings();
             refused = prepare();
-            health = GeneratorHealth.start();
+            health = refused == null ? GeneratorHealth.start() : null;
         }
         identify(kind, label, config);
         if (refused != null) {
@@ -128,12 +131,45 @@ final class Verdict {
             inputs.add("the test plan (-t)");
             inputs.add(plan);
         }
+        for (String[] option : new String[][] {{"-l", "--logfile", "the -l results file (JTL)"},
+            {"-j", "--jmeterlogfile", "the -j JMeter log"}}) {
+            for (String path : commandLineFiles(option[0], option[1])) {
+                inputs.add(option[2]);
+                inputs.add(path);
+            }
+        }
         if (settings.baseline() != null) {
             inputs.add("the baseline (" + BASELINE_PROPERTY + ")");
             inputs.add(settings.baseline());
         }
         return NativeVerdict.prepare(settings.spec(), settings.baseline(), reports.toArray(new String[0]),
                 inputs.toArray(new String[0]));
+    }
+
+    /**
+     * The files JMeter's command line names with an option ({@code -l out.jtl}, {@code -lout.jtl},
+     * {@code --logfile out.jtl}, {@code --logfile=out.jtl}), relative ones as JMeter resolves them (the current folder),
+     * from this process's arguments: JMeter keeps no property for them, and its JTL is created only with its first
+     * sample, after the setups, so it cannot be told by its content. Empty where the arguments cannot be read.
+     */
+    static List<String> commandLineFiles(String shortOption, String longOption) {
+        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
+        List<String> files = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String file = null;
+            if ((a.equals(shortOption) || a.equals(longOption)) && i + 1 < args.length) {
+                file = args[++i];
+            } else if (a.startsWith(longOption + "=")) {
+                file = a.substring(longOption.length() + 1);
+            } else if (a.startsWith(shortOption) && !a.startsWith("--") && a.length() > shortOption.length()) {
+                file = a.substring(shortOption.length());
+            }
+            if (file != null && !file.isBlank()) {
+                files.add(Path.of(System.getProperty("user.dir", ".")).resolve(file).toString());
+            }
+        }
+        return files;
     }
 
     /** The running plan's file, or null when JMeter runs none from a file (a unit test). */
@@ -182,7 +218,7 @@ final class Verdict {
         if (judgementScheduled) {
             return;
         }
-        if (health == null) {
+        if (!prepared) {
             resolveSettings();
             if (settings.spec() == null) {
                 return;
@@ -206,6 +242,7 @@ final class Verdict {
         synchronized (Verdict.class) {
             watched = health;
             health = null;
+            prepared = false;
             judgementScheduled = false;
         }
         GeneratorHealth.Report generator = watched == null ? null : watched.stop();
