@@ -73,6 +73,57 @@ pub fn compare(before: &Value, after: &Value) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
+/// Whether `before` (the baseline, read from `path`) is a run of the same test as `after`, by the summaries' `test`
+/// blocks (plan, samplers and their main settings, topic): an error when it is another test or this very run, a
+/// warning when the baseline carries no `test` block (written before summaries had one) and is compared as is.
+pub fn same_test(path: &str, before: &Value, after: &Value) -> Result<Option<String>, String> {
+    let run_id = |v: &Value| v.get("run_id").and_then(Value::as_str).map(str::to_string);
+    if let (Some(b), Some(a)) = (run_id(before), run_id(after)) {
+        if a == b {
+            return Err(format!(
+                "the baseline '{path}' is this run's own summary (run {a}): a run compared with itself always passes; \
+                 compare with the previous run's summary, kept under another name"
+            ));
+        }
+    }
+    let test = |v: &Value| v.get("test").filter(|t| !t.is_null()).cloned();
+    let (Some(b), Some(a)) = (test(before), test(after)) else {
+        return Ok(Some(format!(
+            "the baseline '{path}' or this run carries no identity of its test (plan, samplers, settings; a summary \
+             written before summaries had one): compared as is, make sure both are runs of the same test"
+        )));
+    };
+    let mut diffs = Vec::new();
+    differences("", &b, &a, &mut diffs);
+    if diffs.is_empty() {
+        return Ok(None);
+    }
+    let shown = diffs.iter().take(4).cloned().collect::<Vec<_>>().join("; ");
+    let more = if diffs.len() > 4 { format!(" and {} more", diffs.len() - 4) } else { String::new() };
+    Err(format!(
+        "the baseline '{path}' is a run of another test ({shown}{more}; baseline vs this run): its figures say \
+         nothing about this one. Compare runs of the same plan and settings"
+    ))
+}
+
+/// `path: before vs after` for every leaf where two `test` blocks differ.
+fn differences(at: &str, before: &Value, after: &Value, out: &mut Vec<String>) {
+    let join = |k: &str| if at.is_empty() { k.to_string() } else { format!("{at}.{k}") };
+    match (before, after) {
+        (Value::Object(b), Value::Object(a)) => {
+            let keys: std::collections::BTreeSet<&String> = b.keys().chain(a.keys()).collect();
+            for k in keys {
+                differences(&join(k), b.get(k).unwrap_or(&Value::Null), a.get(k).unwrap_or(&Value::Null), out);
+            }
+        }
+        _ if before != after => {
+            let show = |v: &Value| if v.is_null() { "(none)".to_string() } else { v.to_string() };
+            out.push(format!("{at}: {} vs {}", show(before), show(after)));
+        }
+        _ => {}
+    }
+}
+
 /// The comparison as the summary's `verdict.baseline` block.
 pub fn to_json(path: &str, rows: &Result<Vec<Row>, String>) -> Value {
     match rows {
@@ -128,6 +179,24 @@ mod tests {
         let t = table("A", "B", &rows);
         assert!(t.contains("throughput records/s       50000.00       40000.00    -20.0%  worse"), "{t}");
         assert!(t.contains("p99 ms"), "{t}");
+    }
+
+    #[test]
+    fn a_baseline_of_another_test_or_of_this_run_is_refused() {
+        let with = |run: &str, topic: &str| {
+            let mut v = producer(1.0, 1, 1);
+            v["run_id"] = json!(run);
+            v["test"] = json!({ "plan": "p.jmx", "samplers": { "producer 'P'": { "topic": topic, "acks": "1" } } });
+            v
+        };
+        assert_eq!(same_test("b.json", &with("a", "t"), &with("b", "t")), Ok(None));
+        let e = same_test("b.json", &with("a", "t"), &with("a", "t")).unwrap_err();
+        assert!(e.contains("is this run's own summary (run a)"), "{e}");
+        let e = same_test("b.json", &with("a", "old"), &with("b", "new")).unwrap_err();
+        assert!(e.contains(r#"samplers.producer 'P'.topic: "old" vs "new""#), "{e}");
+        let legacy = producer(1.0, 1, 1);
+        let note = same_test("b.json", &legacy, &with("b", "t")).unwrap().unwrap();
+        assert!(note.contains("carries no identity of its test"), "{note}");
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub struct Breakdown {
     produce_requests: u64,
     in_flight: Mean,
     in_flight_max: i64,
+    /// Messages written into produce requests so far (librdkafka's cumulative `txmsgs`, the latest value): a message
+    /// that librdkafka sends again after a failed produce request (a leader that moved, a broker gone) is written
+    /// again and counted again, which its request-retry counter (`txretries`) does not see.
+    transmitted: u64,
     emissions: u64,
 }
 
@@ -93,9 +97,17 @@ impl Breakdown {
             self.batch_records.add_window(&t.batchcnt);
         }
         self.produce_requests = self.produce_requests.max(produce_requests);
+        self.transmitted = self.transmitted.max(s.txmsgs.max(0) as u64);
         self.in_flight.add(in_flight as f64, 1.0);
         self.in_flight_max = self.in_flight_max.max(in_flight);
         self.emissions += 1;
+    }
+
+    /// Messages librdkafka sent again after a failed produce request: written into requests more often than they were
+    /// handed to it (`sent`). At least this many: a message that expired before it was ever written makes it count
+    /// one fewer, and the last statistics interval before close is not in it.
+    pub fn resent(&self, sent: u64) -> u64 {
+        self.transmitted.saturating_sub(sent)
     }
 
     fn merge(&mut self, other: &Breakdown) {
@@ -111,6 +123,7 @@ impl Breakdown {
             a.merge(b);
         }
         self.produce_requests += other.produce_requests;
+        self.transmitted += other.transmitted;
         // Producers run side by side: their in-flight counts add up (approximately, emissions are not aligned).
         self.in_flight.merge(&other.in_flight);
         self.in_flight_max = self.in_flight_max.max(other.in_flight_max);
@@ -213,25 +226,49 @@ pub fn report(b: &Breakdown, knobs: Option<&Knobs>, mean_ms: f64, seconds: f64, 
         Some(100.0 * by_bytes.max(by_count))
     });
     let rate = (seconds > 0.0).then(|| b.produce_requests as f64 / seconds);
+    // The parts are librdkafka's, sampled per statistics interval over every message (failed and timed-out ones
+    // too, which can sit in a full local queue for seconds) and per request; the mean is ours, over the acknowledged
+    // messages only. When the parts add up to more than the mean, there is no true remainder to show: say so, and
+    // show neither a negative "other" nor a part as a share of a whole it exceeds.
+    let parts = [queue, outbuf, rtt].iter().flatten().sum::<f64>();
+    let unreconciled = if mean_ms <= 0.0 {
+        Some("no message was acknowledged, so there is no send->ack time to break down".to_string())
+    } else if parts > mean_ms {
+        Some(format!(
+            "the sampled parts add up to {parts:.2} ms, more than the {mean_ms:.2} ms send->ack mean: librdkafka samples \
+             them per statistics interval over every message, failed and timed-out ones included (a full local queue \
+             holds them long), the mean covers the acknowledged ones only"
+        ))
+    } else {
+        None
+    };
     let other = match (queue, outbuf, rtt) {
-        (Some(q), Some(o), Some(r)) => Some(mean_ms - q - o - r),
+        (Some(q), Some(o), Some(r)) if unreconciled.is_none() => Some(mean_ms - q - o - r),
         _ => None,
     };
     let f = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.2}"));
-    // The parts are sampled per statistics interval (and rtt is per request): they can exceed the measured mean a bit.
-    let rest = match other {
-        Some(o) if o >= 0.0 => format!("other {o:.2} ms"),
-        Some(o) => format!("(sampled parts exceed the mean by {:.2} ms)", -o),
-        None => "other n/a".to_string(),
+    let head = match &unreconciled {
+        None => format!(
+            "send->ack {mean_ms:.2} ms = local queue {} ms + request queue {} ms + broker round trip {} ms (p99 {} ms) \
+             + other {}",
+            f(queue),
+            f(outbuf),
+            f(rtt),
+            f(rtt_p99),
+            other.map_or("n/a".to_string(), |o| format!("{o:.2} ms")),
+        ),
+        Some(why) => format!(
+            "send->ack {mean_ms:.2} ms, not reconciled with librdkafka's sampled local queue {} ms, request queue {} \
+             ms, broker round trip {} ms (p99 {} ms): {why}",
+            f(queue),
+            f(outbuf),
+            f(rtt),
+            f(rtt_p99),
+        ),
     };
     let line = format!(
-        "time breakdown: send->ack {mean_ms:.2} ms = local queue {} ms + request queue {} ms + broker round trip {} ms \
-         (p99 {} ms) + {rest}; throttle {} ms; {} produce requests/s, {} records ({} KB) per batch ({}% of \
+        "time breakdown: {head}; throttle {} ms; {} produce requests/s, {} records ({} KB) per batch ({}% of \
          batch.size/batch.num.messages); {retries} retries; in flight avg {} max {} messages",
-        f(queue),
-        f(outbuf),
-        f(rtt),
-        f(rtt_p99),
         f(throttle),
         rate.map_or("n/a".into(), |r| format!("{r:.0}")),
         f(batch_records),
@@ -240,7 +277,9 @@ pub fn report(b: &Breakdown, knobs: Option<&Knobs>, mean_ms: f64, seconds: f64, 
         f(b.in_flight.get()),
         b.in_flight_max,
     );
-    let hints = hints(knobs, mean_ms, queue, rtt, throttle, batch_records, retries);
+    // A part is quoted as a share of send->ack only when the parts fit in it.
+    let (share_queue, share_rtt) = if unreconciled.is_none() { (queue, rtt) } else { (None, None) };
+    let hints = hints(knobs, mean_ms, share_queue, share_rtt, throttle, batch_records, retries);
     let json = json!({
         "send_ack_mean_ms": mean_ms,
         "queue_ms": queue,
@@ -248,6 +287,8 @@ pub fn report(b: &Breakdown, knobs: Option<&Knobs>, mean_ms: f64, seconds: f64, 
         "rtt_ms": rtt,
         "rtt_p99_ms": rtt_p99,
         "other_ms": other,
+        "reconciled": unreconciled.is_none(),
+        "not_reconciled": unreconciled,
         "throttle_ms": throttle,
         "produce_requests": b.produce_requests,
         "requests_per_sec": rate,
@@ -277,7 +318,7 @@ fn hints(
     let mut linger_hint = false;
     if let Some(k) = knobs {
         let unbatched = batch_records.is_some_and(|n| n <= 1.5);
-        if k.linger_ms >= 1.0 && k.messages_per_sample == 1 && k.producer_per_thread && unbatched {
+        if k.linger_ms >= 1.0 && k.messages_per_sample == 1 && k.producer_per_thread && unbatched && queue.is_some() {
             linger_hint = true;
             hints.push(format!(
                 "hint: linger.ms={} with one producer per thread and 1 message per sample adds about {q:.2} ms per \
@@ -389,6 +430,30 @@ mod tests {
         assert!(!all.contains("linger"), "{all}");
         assert_eq!((r.json["batch_records"].clone(), r.json["batch_bytes"].clone()), (json!(1.0), json!(50.0)));
         assert!(report(&Breakdown::default(), None, 1.0, 1.0, 0).is_none());
+    }
+
+    #[test]
+    fn parts_larger_than_the_whole_are_not_shown_as_a_breakdown() {
+        // The three runs with full local queues: 3956.28 ms in the queue against a 3841.70 ms mean; a run where
+        // nothing was acknowledged (mean 0) with 415.08 ms in the queue.
+        for (queue_us, mean_ms) in [(395_628, 3841.70), (41_508, 0.0)] {
+            let b = breakdown((queue_us * 10, 10), (40_000, 100), (1100, 100));
+            let r = report(&b, Some(&knobs(0.0)), mean_ms, 2.0, 0).unwrap();
+            assert_eq!((r.json["other_ms"].clone(), r.json["reconciled"].clone()), (Value::Null, json!(false)));
+            assert!(r.line.contains("not reconciled with librdkafka's sampled local queue"), "{}", r.line);
+            assert!(!r.line.contains(" = local queue") && !r.line.contains("other -"), "{}", r.line);
+            let why = r.json["not_reconciled"].as_str().unwrap();
+            assert!(why.contains(if mean_ms > 0.0 {
+                "more than the 3841.70 ms"
+            } else {
+                "no message was acknowledged"
+            }));
+            assert!(r.hints.iter().all(|h| !h.contains(" of ")), "{:?}", r.hints);
+        }
+        // Parts that fit: a remainder of 0 or more, and the line says "=".
+        let r = report(&breakdown((110_000, 100), (40_000, 100), (1100, 100)), None, 1.6, 2.0, 0).unwrap();
+        assert_eq!(r.json["reconciled"], true);
+        assert!(r.line.contains("send->ack 1.60 ms = local queue 1.10 ms"), "{}", r.line);
     }
 
     #[test]

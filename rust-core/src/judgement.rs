@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use crate::lag::{LagOutcome, LAG_GROWING};
+use crate::report_paths::{self, Input, Report};
 use crate::{baseline, junit, verdict};
 
 /// Which summary a remembered value is.
@@ -53,6 +54,10 @@ struct RunRecord {
     producer: Option<(Value, Option<String>)>,
     consumer: Option<(Value, Option<String>)>,
     lag: LagRecord,
+    /// What the test is (plan, samplers and their main settings), from the Java side; the summaries' `test` block.
+    identity: Value,
+    /// The baseline as read at test start ([`Record::prepare`]): (path, its summary or why it cannot be used).
+    baseline: Option<(String, Result<Value, String>)>,
 }
 
 /// What a run reported, until it is judged (one per [`crate::report::Run`]).
@@ -85,6 +90,32 @@ impl Record {
             lag.max = lag.max.max(outcome.total);
             lag.last = Some(outcome.total);
         }
+    }
+
+    /// At test start, before any load and before any file is removed: refuses an invalid `kafka.verdict`, report paths
+    /// that would replace a file they should not ([`report_paths`]), and a baseline that a regression criterion needs
+    /// but cannot be read; reads the baseline now, so that nothing this run writes or removes can change it.
+    pub fn prepare(&self, request: &Request, reports: &[Report], inputs: &[Input]) -> Result<(), String> {
+        let criteria = verdict::parse(&request.spec).map_err(|e| e.message)?;
+        report_paths::check(reports, inputs)?;
+        let baseline = request.baseline.as_deref().map(|path| (path.to_string(), baseline::read(path)));
+        if let Some((_, Err(e))) = &baseline {
+            if criteria.iter().any(|c| c.metric.name.starts_with("regression")) {
+                return Err(format!("kafka.verdict.baseline: {e}"));
+            }
+        }
+        self.lock().baseline = baseline;
+        Ok(())
+    }
+
+    /// What the test is, as the Java side knows it so far (it grows as samplers set up): the summaries' `test` block.
+    pub fn identify(&self, identity: Value) {
+        self.lock().identity = identity;
+    }
+
+    /// See [`Record::identify`] (null when not given).
+    pub fn identity(&self) -> Value {
+        self.lock().identity.clone()
     }
 
     /// Judges the run and forgets it (the next test starts afresh).
@@ -136,27 +167,39 @@ fn judge(record: RunRecord, request: &Request) -> Judgement {
     if nothing_ran && request.spec.trim().is_empty() {
         return Judgement { text: None, criteria: 0, failed: 0 };
     }
+    // Read at test start when prepared; read now otherwise (a caller that did not prepare).
+    let stored = record.baseline.filter(|(path, _)| Some(path.as_str()) == request.baseline.as_deref());
     let baseline_block = request.baseline.as_deref().map(|path| {
-        let rows = baseline::read(path).and_then(|b| {
+        let read = stored.as_ref().map_or_else(|| baseline::read(path), |(_, b)| b.clone());
+        let mut note = None;
+        let rows = read.and_then(|b| {
             // The baseline is compared with the same kind of summary from this run.
             let current = if b.get("records_per_sec").is_some() { &producer } else { &consumer };
             if current.is_null() {
                 return Err(format!("this run wrote no summary of the baseline's kind to compare with '{path}'"));
             }
+            note = baseline::same_test(path, &b, current)?;
             baseline::compare(&b, current)
         });
-        (baseline::to_json(path, &rows), rows)
+        let mut block = baseline::to_json(path, &rows);
+        if let Some(n) = &note {
+            block["note"] = json!(n);
+        }
+        (block, rows, note)
     });
     let view = json!({
         "producer": producer,
         "consumer": consumer,
         "lag": lag,
         "generator": request.generator,
-        "baseline": baseline_block.as_ref().map(|(j, _)| j.clone()),
+        "baseline": baseline_block.as_ref().map(|(j, _, _)| j.clone()),
     });
 
     let mut lines: Vec<String> = Vec::new();
-    if let Some((_, rows)) = &baseline_block {
+    if let Some((_, rows, note)) = &baseline_block {
+        if let Some(n) = note {
+            lines.push(format!("baseline: WARNING {n}"));
+        }
         lines.push(match rows {
             Ok(rows) => format!(
                 "baseline {}: {}",
@@ -189,7 +232,7 @@ fn judge(record: RunRecord, request: &Request) -> Judgement {
             "exit_code": if failed == 0 { 0 } else { verdict::FAILED_EXIT_CODE },
             "invalid": invalid,
             "criteria": outcomes.iter().map(verdict::Outcome::to_json).collect::<Vec<_>>(),
-            "baseline": baseline_block.as_ref().map(|(j, _)| j.clone()),
+            "baseline": baseline_block.as_ref().map(|(j, _, _)| j.clone()),
         })
     });
 

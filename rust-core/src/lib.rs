@@ -27,7 +27,8 @@
 //! - [`audit`]: the `kn.*` headers, acknowledged-sequence sets, the read-back at the end of a test.
 //! - [`schema`]: Avro, JSON Schema and Protobuf records generated from a schema (field rules) or encoded from
 //!   JMeter's JSON, the schema registry client and wire format, and the consumer's decoder.
-//! - [`report`]: the run's totals, passed to handles, and the end-of-test lines and JSON summaries.
+//! - [`report`]: the run's totals, passed to handles, and the end-of-test lines and JSON summaries;
+//!   [`report_paths`]: report files checked at test start so that none replaces a file it should not.
 //! - [`breakdown`]: where the send→ack time goes (librdkafka's statistics), with hints.
 //! - [`verdict`]: `kafka.verdict`'s criteria over the summaries; [`judgement`]: the run judged once after JMeter's end
 //!   of test (summaries, lag, generator health, [`baseline`] comparison, [`junit`] report).
@@ -52,6 +53,7 @@ pub mod lag;
 pub mod logsink;
 pub mod producer;
 pub mod report;
+pub mod report_paths;
 pub mod schema;
 pub mod template;
 pub mod verdict;

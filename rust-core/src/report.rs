@@ -38,6 +38,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The producer report's JSON: the figures, the perf-test line, the run id and the audit.
 #[derive(Serialize)]
 struct ProducerJson<'a> {
+    /// Marks the file as a summary of ours ([`crate::report_paths`]); first in the file's alphabetical key order.
+    #[serde(rename = "_format")]
+    format: &'static str,
     #[serde(flatten)]
     figures: crate::producer::stats::Summary<'a>,
     perf_line: &'a str,
@@ -70,6 +73,9 @@ enum AuditJson {
 /// The consumer report's JSON: the figures and the three printed lines.
 #[derive(Serialize)]
 struct ConsumerJson<'a> {
+    /// See [`ProducerJson::format`].
+    #[serde(rename = "_format")]
+    format: &'static str,
     #[serde(flatten)]
     figures: crate::consumer::stats::Summary<'a>,
     perf_header: &'a str,
@@ -118,7 +124,7 @@ impl Run {
     /// Ends the producers' run: returns the perf-test line (None if nothing was sent), followed by the audit's
     /// line when `audit=true`, and writes the JSON summary to `path`.
     pub fn producer_report(&self, path: Option<&str>) -> Result<Option<String>, EngineError> {
-        let totals = std::mem::take(&mut *lock(&self.producer));
+        let mut totals = std::mem::take(&mut *lock(&self.producer));
         let stopped = self.stopped.swap(false, Ordering::Relaxed);
         let (run_id, run_start_ms) = self.current_run();
         *lock(&self.id) = None;
@@ -135,6 +141,9 @@ impl Run {
         }
         // Where the time went: one line right after the perf line, then the hints with their evidence.
         let (b, knobs) = self.breakdown.take();
+        // Retried: requests librdkafka sent again (its txretries, added as producers close) and messages it wrote
+        // into a new request after a failed one (a leader kill retries that way only).
+        totals.retries += b.resent(totals.sent);
         let mean_ms = totals.latency_us.mean() / 1000.0;
         let breakdown = crate::breakdown::report(&b, knobs.as_ref(), mean_ms, totals.duration_secs(), totals.retries);
         if let Some(b) = &breakdown {
@@ -173,6 +182,7 @@ impl Run {
             .is_some()
             .then(|| totals.acked_seqs.iter().map(|(pid, seqs)| (pid.clone(), seqs.ranges())).collect());
         let json = ProducerJson {
+            format: crate::report_paths::SUMMARY_FORMAT,
             figures: totals.summary(),
             perf_line: &perf_line,
             run_id: &run_id,
@@ -182,7 +192,8 @@ impl Run {
             run_start_ms: totals.audit.is_some().then_some(run_start_ms),
             breakdown: breakdown.map(|b| b.json),
         };
-        let value = serde_json::to_value(&json).expect("summaries have string keys only");
+        let mut value = serde_json::to_value(&json).expect("summaries have string keys only");
+        value["test"] = self.judgement.identity();
         self.judgement.remember_summary(crate::judgement::Section::Producer, &value, path);
         if let Some(path) = path {
             write_json(path, &value, "kafka.summary.file")?;
@@ -204,13 +215,15 @@ impl Run {
             report = format!("{report}\n{line}");
         }
         let json = ConsumerJson {
+            format: crate::report_paths::SUMMARY_FORMAT,
             figures: totals.summary(),
             perf_header: PERF_HEADER,
             perf_row: &row,
             e2e_line: &e2e,
             partitions_line,
         };
-        let value = serde_json::to_value(&json).expect("summaries have string keys only");
+        let mut value = serde_json::to_value(&json).expect("summaries have string keys only");
+        value["test"] = self.judgement.identity();
         self.judgement.remember_summary(crate::judgement::Section::Consumer, &value, path);
         if let Some(path) = path {
             write_json(path, &value, "kafka.consumer.summary.file")?;

@@ -197,6 +197,15 @@ impl Source {
         }
     }
 
+    /// The values the figure can take: a share or a load is 0 to 100 %, a regression any change, the rest 0 or more.
+    fn range(self) -> (f64, f64) {
+        match self {
+            Source::Percent(..) | Source::Share(..) => (0.0, 100.0),
+            Source::Regression(_) => (f64::NEG_INFINITY, f64::INFINITY),
+            _ => (0.0, f64::INFINITY),
+        }
+    }
+
     /// Reads the figure from the run's sections, or says why it was not measured.
     fn read(self, run: &Value) -> Result<Measured, String> {
         let x = match self {
@@ -442,9 +451,23 @@ pub fn metric_list() -> String {
     METRICS.iter().map(|m| format!("  {:<26} {}", m.name, m.about)).collect::<Vec<_>>().join("\n")
 }
 
-/// Parses a `kafka.verdict` value; an empty one has no criteria.
+/// Parses a `kafka.verdict` value; an empty one has no criteria (no verdict asked for), one made only of
+/// separators (`;;;`) is refused: a gate without a criterion would pass every run.
 pub fn parse(spec: &str) -> Result<Vec<Criterion>, EngineError> {
-    spec.split([';', '\n']).map(str::trim).filter(|c| !c.is_empty()).map(parse_criterion).collect()
+    let criteria: Vec<Criterion> = spec
+        .split([';', '\n'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(parse_criterion)
+        .collect::<Result<_, _>>()?;
+    if criteria.is_empty() && !spec.trim().is_empty() {
+        return Err(EngineError::config(format!(
+            "kafka.verdict: '{}' holds no criterion, and a verdict without one would pass every run: write at least \
+             one, e.g. error.rate<0.1%; p99<50ms (or leave kafka.verdict empty for no verdict)",
+            spec.trim()
+        )));
+    }
+    Ok(criteria)
 }
 
 fn parse_criterion(text: &str) -> Result<Criterion, EngineError> {
@@ -471,19 +494,54 @@ fn parse_criterion(text: &str) -> Result<Criterion, EngineError> {
     if matches!(metric.kind, Kind::State(_)) && !matches!(op, Op::Eq | Op::Ne) {
         return Err(bad(format!("{} is a state: compare it with = or !=", metric.name)));
     }
+    if let Measured::Number(t) = threshold {
+        judges_something(metric, op, t).map_err(&bad)?;
+    }
     Ok(Criterion { text: text.to_string(), metric, op, threshold })
 }
 
+/// Refuses a threshold that decides the criterion before anything is measured: outside the values the figure can
+/// take (`error.rate<-1%`, `generator.cpu>101%`), or at the edge of them so that it can never pass (`p99<0`) or can
+/// never fail (`error.rate<=100%`, `failed>=0`).
+fn judges_something(metric: &Metric, op: Op, t: f64) -> Result<(), String> {
+    let (lo, hi) = metric.source.range();
+    let u = unit(metric.kind);
+    let span = if hi.is_finite() { format!("{lo} to {hi}{u}") } else { format!("{lo}{u} or more") };
+    if t < lo || t > hi {
+        return Err(format!(
+            "{} is never {t}{u} (it is {span}): the criterion is decided before the test runs",
+            metric.name
+        ));
+    }
+    let never = match op {
+        Op::Lt => t == lo,
+        Op::Gt => t == hi,
+        _ => false,
+    };
+    let always = match op {
+        Op::Le => t == hi,
+        Op::Ge => t == lo,
+        _ => false,
+    };
+    if never || always {
+        let result = if never { "never pass" } else { "pass whatever is measured" };
+        return Err(format!("{} is {span}: {} {}{t}{u} would {result}", metric.name, metric.name, op.symbol()));
+    }
+    Ok(())
+}
+
 fn parse_threshold(kind: Kind, text: &str) -> Result<Measured, String> {
-    let number = |t: &str, example: &str| {
+    // Finite after scaling too: 1e308s is infinite in milliseconds.
+    let number = |t: &str, example: &str, scale: f64| {
         t.trim()
             .parse::<f64>()
             .ok()
+            .map(|x| x * scale)
             .filter(|x| x.is_finite())
-            .ok_or_else(|| format!("'{text}' is not a number ({example})"))
+            .ok_or_else(|| format!("'{text}' is not a finite number ({example})"))
     };
     match kind {
-        Kind::Percent => Ok(Measured::Number(number(text.strip_suffix('%').unwrap_or(text), "e.g. 0.1%")?)),
+        Kind::Percent => Ok(Measured::Number(number(text.strip_suffix('%').unwrap_or(text), "e.g. 0.1%", 1.0)?)),
         Kind::Millis => {
             let (digits, scale) = if let Some(t) = text.strip_suffix("ms") {
                 (t, 1.0)
@@ -496,9 +554,9 @@ fn parse_threshold(kind: Kind, text: &str) -> Result<Measured, String> {
             } else {
                 (text, 1.0)
             };
-            Ok(Measured::Number(number(digits, "e.g. 50ms, 2s or 800us")? * scale))
+            Ok(Measured::Number(number(digits, "e.g. 50ms, 2s or 800us", scale)?))
         }
-        Kind::Number => Ok(Measured::Number(number(text, "a plain number, e.g. 40000")?)),
+        Kind::Number => Ok(Measured::Number(number(text, "a plain number, e.g. 40000", 1.0)?)),
         Kind::State(words) => match words.iter().find(|w| **w == text) {
             Some(w) => Ok(Measured::Word(w.to_string())),
             None => Err(format!("'{text}' is not one of {}", words.join(", "))),
@@ -608,7 +666,14 @@ mod tests {
         assert!(e.message.contains("records.per.sec") && e.message.contains("audit.duplicates"), "{}", e.message);
         for (spec, says) in [
             ("p99 50ms", "no comparison"),
-            ("p99<fast", "not a number"),
+            ("p99<fast", "not a finite number"),
+            ("p99<1e308s", "not a finite number"),
+            ("p99<NaN", "not a finite number"),
+            ("error.rate<-1%", "error.rate is never -1 % (it is 0 to 100 %)"),
+            ("generator.cpu>=101%", "is never 101 %"),
+            ("p99<0", "p99 <0 ms would never pass"),
+            ("error.rate<=100%", "would pass whatever is measured"),
+            ("failed>=0", "would pass whatever is measured"),
             ("p99<1%", "takes a time"),
             ("lag=calm", "not one of stable, growing"),
             ("lag<stable", "compare it with = or !="),
@@ -616,6 +681,11 @@ mod tests {
             let e = parse(spec).err().unwrap();
             assert!(e.message.contains(says), "{spec}: {}", e.message);
         }
-        assert!(parse(" ; \n").unwrap().is_empty());
+        assert!(parse("").unwrap().is_empty() && parse("  ").unwrap().is_empty());
+        for spec in [";;;", " ; \n"] {
+            let e = parse(spec).err().unwrap();
+            assert!(e.message.contains("holds no criterion"), "{spec}: {}", e.message);
+        }
+        assert!(parse("regression<-5%").is_ok(), "a regression may be asked to be an improvement");
     }
 }

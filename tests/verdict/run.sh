@@ -36,10 +36,13 @@ exit_is() { # exit_is EXPECTED COMMAND...
   [[ $rc == "$want" ]] || { echo "exit code $rc, expected $want"; return 1; }
 }
 
+# The passing run and the regression run against its doctored summary are runs of the same test: same topic.
+same_topic="verdict-same-$RANDOM$RANDOM"
+
 jtl_rows() { python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(len(r))' "$1"; }
 
 passing() {
-  exit_is 0 run pass -Jaudit=true \
+  exit_is 0 run pass -Jaudit=true -Jkafka.topic="$same_topic" \
     '-Jkafka.verdict=error.rate<1%; p99<5s; records.per.sec>=10; audit.missing=0; audit.duplicates=0' &&
     grep -q '^verdict: PASS (5 criteria)$' "$out/pass.out" &&
     [[ "$(jtl_rows "$out/pass.jtl")" == 1000 ]]
@@ -90,7 +93,8 @@ s = json.load(open(sys.argv[1]))
 s["records_per_sec"] *= 1000
 json.dump(s, open(sys.argv[2], "w"))
 PY
-  exit_is 3 run regressed "-Jkafka.verdict.baseline=$out/doctored.json" '-Jkafka.verdict=regression<10%' &&
+  exit_is 3 run regressed -Jaudit=true -Jkafka.topic="$same_topic" "-Jkafka.verdict.baseline=$out/doctored.json" \
+    '-Jkafka.verdict=regression<10%' &&
     grep -Eq '^baseline .*doctored.json: throughput -99\.[0-9]% ' "$out/regressed.out" &&
     grep -Eq '^verdict: regression = 99(\.[0-9]+)? % \(threshold < 10 %\): FAIL$' "$out/regressed.out" &&
     exit_is 0 scripts/compare "$out/pass-summary.json" "$out/pass-summary.json" --max-regression 10 &&
@@ -110,6 +114,7 @@ breakdown() {
     python3 - "$out/breakdown-summary.json" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["breakdown"]
+assert b["reconciled"] is True and b["other_ms"] >= 0, b
 for k in ("queue_ms", "outbuf_ms", "rtt_ms", "rtt_p99_ms", "requests_per_sec", "batch_records", "batch_fill_pct",
           "in_flight_mean", "in_flight_max", "retries", "hints"):
     assert k in b and b[k] is not None, (k, b)
@@ -123,10 +128,10 @@ PY
 # The generator's warning: its limits lowered so that this run's CPU passes them, and a control with limits above
 # anything measurable (no warning).
 generator() {
-  exit_is 0 run hot -Jloops=1500 -Jtarget.rate=500 -Jkafka.generator.cpu.limit=0.01 -Jkafka.generator.machine.cpu.limit=101 &&
+  exit_is 0 run hot -Jloops=1500 -Jtarget.rate=500 -Jkafka.generator.cpu.limit=0.01 -Jkafka.generator.machine.cpu.limit=100 &&
     grep -q "^WARNING the load generator was the bottleneck: JMeter's process (engine included) used .* of the .* cores on average (limit 0.01%, kafka.generator.cpu.limit)" "$out/hot.out" &&
     grep -q "the load generator was the bottleneck" "$out/hot.log" &&
-    exit_is 0 run cool -Jkafka.generator.cpu.limit=101 -Jkafka.generator.machine.cpu.limit=101 &&
+    exit_is 0 run cool -Jkafka.generator.cpu.limit=100 -Jkafka.generator.machine.cpu.limit=100 &&
     ! grep -q "the load generator was the bottleneck" "$out/cool.out" &&
     python3 - "$out/hot-summary.json" "$out/cool-summary.json" <<'PY'
 import json, sys
@@ -217,6 +222,89 @@ property_wins() {
     junit_counts "$out/field-override-junit.xml" 1 0
 }
 
+sum_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# refused NAME TEXT [-J...]: a run refused at setup: exit 3, the reason in the closing line, no sample acknowledged.
+refused() {
+  local name="$1" text="$2"
+  shift 2
+  exit_is 3 run "$name" "$@" &&
+    grep -qF -- "$text" "$out/$name.out" &&
+    grep -q '^verdict: FAIL: the test was refused at setup: ' "$out/$name.out" &&
+    ! grep -q ',true,' "$out/$name.jtl"
+}
+
+# Report paths: the JTL, the plan, the baseline and a stranger's file are refused and left as they were.
+reports_refused() {
+  cp jmeter-plans/producer-baseline.jmx "$out/plan-copy.jmx"
+  printf 'a file of someone else\n' >"$out/stranger.txt"
+  local plan stranger
+  plan="$(sum_of "$out/plan-copy.jmx")" stranger="$(sum_of "$out/stranger.txt")"
+  refused summary-is-jtl "kafka.summary.file names '$out/summary-is-jtl.jtl', which is the -l results file (JTL)" \
+    -Jkafka.summary.file="$out/summary-is-jtl.jtl" &&
+    head -n1 "$out/summary-is-jtl.jtl" | grep -q '^timeStamp,elapsed,' &&
+    scripts/jmeter -n -t "$out/plan-copy.jmx" -l "$out/junit-is-plan.jtl" -j "$out/junit-is-plan.log" \
+      -Jkafka.topic="verdict-plan-$RANDOM" -Jthreads=1 -Jloops=5 -Jkafka.summary.file="$out/junit-is-plan-summary.json" \
+      -Jkafka.verdict.junit="$out/plan-copy.jmx" '-Jkafka.verdict=error.rate<1%' >"$out/junit-is-plan.out" 2>&1
+  local rc=$?
+  echo "junit-is-plan: jmeter exit $rc"
+  [[ $rc == 3 ]] && grep -qF "kafka.verdict.junit names '$out/plan-copy.jmx', which is the test plan (-t)" \
+    "$out/junit-is-plan.out" && [[ "$(sum_of "$out/plan-copy.jmx")" == "$plan" ]] &&
+    refused junit-is-stranger "an existing file that is not a kafka-native verdict JUnit report (it begins with 'a file of someone else')" \
+      -Jkafka.verdict.junit="$out/stranger.txt" &&
+    [[ "$(sum_of "$out/stranger.txt")" == "$stranger" ]]
+}
+
+# The natural CI set-up, baseline = the summary file: refused at setup, the previous summary kept byte for byte.
+baseline_is_summary() {
+  cp "$out/pass-summary.json" "$out/rolling.json"
+  local before
+  before="$(sum_of "$out/rolling.json")"
+  refused rolling "kafka.summary.file names '$out/rolling.json', which is the baseline (kafka.verdict.baseline)" \
+    -Jkafka.summary.file="$out/rolling.json" -Jkafka.verdict.baseline="$out/rolling.json" '-Jkafka.verdict=regression<10%' &&
+    [[ "$(sum_of "$out/rolling.json")" == "$before" ]]
+}
+
+# A baseline of another test (another topic): the regression is not measured, with the difference named.
+baseline_other_test() {
+  exit_is 3 run other-test -Jaudit=true "-Jkafka.verdict.baseline=$out/pass-summary.json" '-Jkafka.verdict=regression<50%' &&
+    grep -q "^verdict: regression not measured: the baseline '.*pass-summary.json' is a run of another test (samplers.producer 'kafka-produce'.topic: " \
+      "$out/other-test.out" &&
+    python3 - "$out/other-test-summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["_format"] == "kafka-native summary 1", s.get("_format")
+t = s["test"]
+assert t["plan"] == "producer-baseline.jmx" and t["samplers"]["producer 'kafka-produce'"]["thread.count"] == "2", t
+assert not any("password" in k for p in t["samplers"].values() for k in p), t
+print("identity:", t)
+PY
+}
+
+# A verdict that cannot pass on nothing: refused before any load, exit 3.
+nothing_to_pass_on() {
+  refused no-criterion "holds no criterion" '-Jkafka.verdict=;;;' &&
+    refused infinite "'1e308s' is not a finite number" '-Jkafka.verdict=p99<1e308s' &&
+    refused impossible "error.rate is never -1 % (it is 0 to 100 %)" '-Jkafka.verdict=error.rate<-1%' &&
+    refused bad-limit "kafka.generator.cpu.limit=-5: a limit is a percentage above 0 and at most 100" \
+      -Jkafka.generator.cpu.limit=-5 &&
+    refused nan-limit "kafka.generator.gc.limit=NaN: a limit is a percentage" -Jkafka.generator.gc.limit=NaN
+}
+
+# No thread started: nothing measured, so the criterion fails (it was skipped: exit 0).
+nothing_measured() {
+  exit_is 3 run zero -Jthreads=0 '-Jkafka.verdict=records.per.sec>=1000' &&
+    grep -q '^verdict: records.per.sec not measured: no producer sent anything in this run (threshold >= 1000): FAIL$' \
+      "$out/zero.out"
+}
+
+# jmeterengine.force.system.exit=true: judged after every listener (the 1000 acknowledged are seen), exit 3 kept.
+forced_exit() {
+  exit_is 3 run forced -Jjmeterengine.force.system.exit=true '-Jkafka.verdict=acked>=1000; p99<1us' &&
+    grep -q '^verdict: acked = 1000 (threshold >= 1000): PASS$' "$out/forced.out" &&
+    grep -q '^verdict: FAIL (1 of 2 criteria failed: p99); jmeter -n exits with code 3$' "$out/forced.out"
+}
+
 experiment_quick() {
   scripts/experiment --quick --out "$out/experiments" >"$out/experiment.out" 2>&1
   local rc=$?
@@ -244,6 +332,12 @@ check "JUnit XML parses: one case per criterion" junit_parses
 check "an unmeasurable criterion fails" unmeasured
 check "an invalid criterion is refused with the valid names, exit 3" invalid
 check "regression against a doctored baseline, scripts/compare" regression
+check "a baseline of another test is refused, the summary carries the test's identity" baseline_other_test
+check "report paths: the JTL, the plan, a stranger's file are refused and untouched" reports_refused
+check "baseline = summary file: refused at setup, the previous summary untouched" baseline_is_summary
+check "no criterion, an infinite or impossible threshold, a bad generator limit: refused, exit 3" nothing_to_pass_on
+check "-Jthreads=0: nothing measured, the criterion fails, exit 3" nothing_measured
+check "jmeterengine.force.system.exit=true: the run's figures judged, exit 3" forced_exit
 check "time breakdown present and consistent" breakdown
 check "load-generator warning raised and not raised" generator
 check "end-to-end plan: lag and consumer criteria judged" lag_and_consumer

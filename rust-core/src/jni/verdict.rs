@@ -1,14 +1,14 @@
 //! Native methods of `io.kafkanative.jmeter.NativeVerdict`: `kafka.verdict` checked at test start, the run judged
 //! at its end ([`crate::judgement`]), and the process's malloc figure for the load generator's health.
 
-use jni::objects::{JLongArray, JString};
+use jni::objects::{JLongArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::Env;
 
 use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::judgement::{Judgement, Request};
 use crate::layout;
-use crate::verdict;
+use crate::report_paths::{Input, Kind, Report};
 
 /// A Java string, None when null or blank (a property left empty means "not set").
 fn setting(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
@@ -16,12 +16,51 @@ fn setting(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
 }
 
 static_native! {
-    /// Null when `spec` is a valid `kafka.verdict`, else what is wrong with it (listing the valid metrics).
-    fn Java_io_kafkanative_jmeter_NativeVerdict_check(env, spec: JString<'l>) -> JString<'l> {
+    /// At test start (see `NativeVerdict.prepare`): null when the verdict, the report paths and the baseline are fine,
+    /// else what is wrong. `reports` is [setting, path, ...] (a setting naming "junit" is the JUnit report, the others
+    /// summaries), `inputs` [what it is, path, ...].
+    fn Java_io_kafkanative_jmeter_NativeVerdict_prepare(
+        env,
+        spec: JString<'l>,
+        baseline: JString<'l>,
+        reports: JObjectArray<'l, JString<'l>>,
+        inputs: JObjectArray<'l, JString<'l>>,
+    ) -> JString<'l> {
         super::text(env, |env| {
-            let spec = setting(env, &spec)?.unwrap_or_default();
-            Ok(verdict::parse(&spec).err().map(|e| e.message))
+            let request = Request {
+                spec: setting(env, &spec)?.unwrap_or_default(),
+                baseline: setting(env, &baseline)?,
+                ..Request::default()
+            };
+            let reports: Vec<Report> = super::config_pairs(env, &reports)?
+                .into_iter()
+                .filter(|(_, path)| !path.trim().is_empty())
+                .map(|(property, path)| {
+                    let kind = if property.to_lowercase().contains("junit") { Kind::Junit } else { Kind::Summary };
+                    Report { property, path: path.trim().to_string(), kind }
+                })
+                .collect();
+            let inputs: Vec<Input> = super::config_pairs(env, &inputs)?
+                .into_iter()
+                .filter(|(_, path)| !path.trim().is_empty())
+                .map(|(what, path)| Input { what, path: path.trim().to_string() })
+                .collect();
+            Ok(super::RUN.judgement.prepare(&request, &reports, &inputs).err())
         })
+    }
+}
+
+static_native! {
+    /// What the test is (JSON: plan, samplers and their main settings), for the summaries' `test` block.
+    fn Java_io_kafkanative_jmeter_NativeVerdict_identify(mut env, identity: JString<'l>) {
+        env.with_env(|env| -> Result<(), BridgeError> {
+            let identity = setting(env, &identity)?
+                .map(|i| serde_json::from_str(&i).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() })))
+                .unwrap_or(serde_json::Value::Null);
+            super::RUN.judgement.identify(identity);
+            Ok(())
+        })
+        .resolve::<ThrowPolicy>()
     }
 }
 
@@ -78,7 +117,7 @@ mod tests {
     #[test]
     fn the_array_follows_the_layout() {
         let j = Judgement { text: None, criteria: 3, failed: 1 };
-        let exit = verdict::FAILED_EXIT_CODE as jlong;
+        let exit = crate::verdict::FAILED_EXIT_CODE as jlong;
         super::super::assert_layout(LAYOUT, &slots(&j), &[("criteria", 3), ("failed", 1), ("exit_code", exit)]);
     }
 }

@@ -379,8 +379,11 @@ impl ProducerHandle {
             s = await_news(&producer, &self.slot, s, left);
         }
         let undelivered = s.in_flight;
+        // A stopped test's in-flight messages belong to the samples it interrupted, which the JTL marks INTERRUPTED:
+        // the summary names them the same. After a normal end they are messages that outlived their sample.
+        let code = if timeout.is_zero() { crate::error::INTERRUPTED } else { "UNDELIVERED_AT_CLOSE" };
         for _ in 0..undelivered {
-            s.totals.record_failure("UNDELIVERED_AT_CLOSE");
+            s.totals.record_failure(code);
         }
         if let (Some((_, pid)), Some(acked)) = (&self.audit_id, s.acked_seqs.take()) {
             s.totals.acked_seqs.insert(pid.clone(), acked);

@@ -43,7 +43,9 @@ pub struct Totals {
     pub first_send: Option<Instant>,
     /// See `first_send`.
     pub last_ack: Option<Instant>,
-    /// Retries librdkafka made (from its statistics): retries can hide errors and write duplicates.
+    /// Retries librdkafka made (from its statistics): requests sent again (`txretries`) plus messages written again
+    /// into a new request after a failed one (`txmsgs` beyond the messages sent); retries can hide errors and write
+    /// duplicates.
     pub retries: u64,
     /// With `target.rate`: how late each sample started after its intended time (coordinated omission).
     pub schedule_delay_us: Option<Histogram<u64>>,

@@ -263,4 +263,32 @@ fn partition_eof_events_neither_fail_nor_shorten_a_sample() {
     assert_eq!(e.code, EMPTY, "{e}");
     assert_eq!(e.message, "no record within 500 ms (poll.timeout.ms)");
     fail.close();
+
+#[test]
+fn messages_librdkafka_sends_again_are_counted_as_retries() {
+    let c = cluster("retried", 1);
+    let run = Run::new();
+    let pairs: Vec<(String, String)> = [
+        ("bootstrap.servers", c.bootstrap_servers().as_str()),
+        ("topic", "retried"),
+        ("record.size", "10"),
+        ("policy", "reliability"),
+        ("extra.properties", "statistics.interval.ms=100;retry.backoff.ms=10"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let mut p = ProducerHandle::open(parse(&pairs).unwrap(), &run).unwrap();
+    // A leader that moved, three times: librdkafka puts the message back into the partition's queue and writes it
+    // into a new request each time (its request-retry counter stays 0 for these).
+    let moved = RDKafkaRespErr::RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION;
+    c.request_errors(RDKafkaApiKey::Produce, &[moved, moved, moved]);
+    let o = p.send(SampleInput::default());
+    assert_eq!((o.acked, o.failed), (1, 0), "{:?}", o.error);
+    std::thread::sleep(Duration::from_millis(400)); // a statistics emission after the retries
+    p.close(Duration::from_secs(5));
+    run.producer_report(None).unwrap();
+    let summary =
+        run.judgement.judge(&kafka_native::judgement::Request { spec: "retries>=3".into(), ..Default::default() });
+    assert_eq!(summary.failed, 0, "{:?}", summary.text);
 }

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>Shared here: the handle and its two locks, the setup failure turned into one clear failed sample that stops
  * the test (one per kind and test: the other threads whose setup fails too end without a sample or a log line),
  * the CLOSED result after teardown, the engine's log lines forwarded to JMeter's log, the previous run's summary
- * file removed at test start, and the count of open handles per kind, whose drop to 0 ends the test for that kind
+ * file removed at test start (once the report paths were checked), and the count of open handles per kind, whose drop to 0 ends the test for that kind
  * and prints the engine's end-of-test report (also from a JVM shutdown hook when JMeter is terminated mid-test).
  * A subclass describes its kind ({@link Kind}: open, interrupt, report natives) and makes the calls that need
  * its settings: {@link #call} and {@link #close}.
@@ -76,6 +76,8 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         // that test was already reported.
         private long testSeen;
         private boolean failureReported;
+        /** The previous run's summary is still to be removed in this test (the first setup past the checks does it). */
+        private boolean previousSummaryPending;
 
         /**
          * @param noun            what a handle is, in messages ("producer", "consumer", "lag monitor")
@@ -111,8 +113,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
 
         /**
          * Called by every setup of a JMeter test (testStart: JMeter's start time of the test, 0 outside one): the first
-         * of the test removes the previous run's summary file, so that a run whose setup fails does not leave an old
-         * success behind for a CI job to read.
+         * of the test starts the test afresh for the kind (its setup failure not yet reported).
          */
         synchronized void atTestStart(long testStart) {
             if (testStart == 0 || testStart == testSeen) {
@@ -120,16 +121,27 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             }
             testSeen = testStart;
             failureReported = false;
-            if (summaryProperty != null) {
-                String path = JMeterUtils.getPropDefault(summaryProperty, defaultSummaryFile);
-                try {
-                    if (path != null && !path.isBlank() && Files.deleteIfExists(Path.of(path.trim()))) {
-                        log.info("removed the previous run's {} summary {} ({}): this run writes its own at the end",
-                                noun, path, summaryProperty);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    log.warn("the previous run's {} summary {} could not be removed: {}", noun, path, e.toString());
+            previousSummaryPending = summaryProperty != null;
+        }
+
+        /**
+         * Called by every setup once the test's report paths were checked ({@link Verdict#atTestStart}: a file at the
+         * summary's path is then a summary of ours): the first of the test removes the previous run's summary, so that
+         * a run whose setup fails does not leave an old success behind for a CI job to read.
+         */
+        synchronized void removePreviousSummary() {
+            if (!previousSummaryPending) {
+                return;
+            }
+            previousSummaryPending = false;
+            String path = JMeterUtils.getPropDefault(summaryProperty, defaultSummaryFile);
+            try {
+                if (path != null && !path.isBlank() && Files.deleteIfExists(Path.of(path.trim()))) {
+                    log.info("removed the previous run's {} summary {} ({}): this run writes its own at the end",
+                            noun, path, summaryProperty);
                 }
+            } catch (IOException | RuntimeException e) {
+                log.warn("the previous run's {} summary {} could not be removed: {}", noun, path, e.toString());
             }
         }
 
@@ -273,7 +285,9 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             String[] config = configuration.get();
             configure(config);
             NativeLibrary.load();
-            Verdict.atTestStart(); // kafka.verdict checked before any load; the generator watched
+            // kafka.verdict, report paths and the baseline checked before any load and before any file is removed.
+            Verdict.atTestStart(kind.noun, label, config);
+            kind.removePreviousSummary();
             long opened = kind.open.applyAsLong(config);
             synchronized (sendLock) {
                 synchronized (interruptLock) {
@@ -292,6 +306,9 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
                     + "); plans can be built and edited here, run them on a Linux x86_64 load generator");
         } catch (RuntimeException e) {
             setupError = new EngineError("CONFIG_ERROR", e.getMessage() != null ? e.getMessage() : e.toString());
+        }
+        if (setupError != null) {
+            removePreviousSummaryAfterFailure();
         }
         if (setupError != null && !kind.firstFailure(testStart) && inJMeterThread()) {
             // Another thread of this test already reported a setup failure and stopped the test: 200 threads on a dead
@@ -314,6 +331,20 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         }
         // The assignment, warnings about the settings.
         drainLogs();
+    }
+
+    /**
+     * A setup that failed before the test's checks (a bad configuration) still removes the previous run's summary, so
+     * that no old success is left for CI to read: once the checks pass (they run here if they had not), never before.
+     */
+    private void removePreviousSummaryAfterFailure() {
+        try {
+            NativeLibrary.load();
+            Verdict.atTestStart(kind.noun, label, new String[0]);
+            kind.removePreviousSummary();
+        } catch (EngineException | LinkageError e) {
+            // Refused, or no engine here: the summary is not removed; the failure reported is the setup's own.
+        }
     }
 
     private static boolean inJMeterThread() {

@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.jmeter.util.JMeterUtils;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The load generator's own health during a test: JMeter's process (the native engine included), sampled once a
@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class GeneratorHealth {
 
-    private static final Logger LOG = LoggerFactory.getLogger(GeneratorHealth.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The limits the test's averages are judged against: a JMeter property each (in %) and its default. */
     enum Limit {
@@ -56,20 +56,42 @@ final class GeneratorHealth {
             this.json = json;
         }
 
-        /** The property's value ("85" or "85%"); blank gives the default, and so does a typo, which is logged. */
+        /**
+         * The property's value ("85" or "85%"), blank for the default. A value that is not a percentage above 0 and
+         * at most 100 is refused ({@link IllegalArgumentException} saying so): -5 would call every run the bottleneck,
+         * 1000 or NaN would switch the check off unnoticed.
+         */
         double value() {
             String value = JMeterUtils.getPropDefault(property, "");
             if (value.isBlank()) {
                 return fallback;
             }
+            String text = value.trim();
+            double limit;
             try {
-                return Double.parseDouble(value.trim().replace("%", ""));
+                limit = Double.parseDouble(text.endsWith("%") ? text.substring(0, text.length() - 1).trim() : text);
             } catch (NumberFormatException e) {
-                LOG.warn("{}={}: not a number (a percentage such as {}); the default {}% is used", property,
-                        value.trim(), plain(fallback), plain(fallback));
-                return fallback;
+                limit = Double.NaN;
+            }
+            if (!(limit > 0 && limit <= 100)) { // NaN fails both
+                throw new IllegalArgumentException(property + "=" + text + ": a limit is a percentage above 0 and at "
+                        + "most 100 (the default is " + plain(fallback) + "%); leave it unset for the default");
+            }
+            return limit;
+        }
+    }
+
+    /** Why a generator limit property cannot be used (see {@link Limit#value}), or null when all are valid. */
+    static String limitsError() {
+        List<String> problems = new ArrayList<>();
+        for (Limit limit : Limit.values()) {
+            try {
+                limit.value();
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
             }
         }
+        return problems.isEmpty() ? null : String.join("; ", problems);
     }
 
     /** Below this many samples (seconds) the averages say nothing: no judgement. */
@@ -120,8 +142,11 @@ final class GeneratorHealth {
             return max;
         }
 
-        String json() {
-            return "{\"mean\": " + number(mean()) + ", \"max\": " + number(max) + "}";
+        ObjectNode json() {
+            ObjectNode figure = JSON.createObjectNode();
+            put(figure, "mean", mean());
+            put(figure, "max", max);
+            return figure;
         }
     }
 
@@ -257,41 +282,39 @@ final class GeneratorHealth {
         String warning = reasons.isEmpty() ? null
                 : "the load generator was the bottleneck: " + String.join("; ", reasons)
                         + ". This run's throughput and latency are the generator's limits, not the system's.";
-        StringBuilder json = new StringBuilder("{");
-        json.append("\"samples\": ").append(samples);
-        json.append(", \"seconds\": ").append(number(seconds));
-        json.append(", \"cores\": ").append(cores);
-        json.append(", \"process_cpu_pct\": ").append(processCpu.json());
-        json.append(", \"machine_cpu_pct\": ").append(machineCpu.json());
-        json.append(", \"gc\": {\"pause_ms\": ").append(number(gcPauseMs));
-        json.append(", \"count\": ").append(gcCount() - gcCountAtStart);
-        json.append(", \"pause_pct\": ").append(number(gcPct)).append('}');
-        json.append(", \"heap\": {\"max_mb\": ").append(number(maxHeap > 0 ? maxHeap / MB : Double.NaN));
-        json.append(", \"used_after_gc_mb\": ").append(heapAfterGcMb.json());
-        json.append(", \"used_after_gc_pct_of_max\": ").append(number(heapPct)).append('}');
-        json.append(", \"rss_mb\": ").append(rssMb.json());
-        json.append(", \"native_malloc_mb\": ").append(nativeMb.json());
-        json.append(", \"limits_pct\": {");
-        limits.forEach((limit, value) -> json.append(limit.ordinal() == 0 ? "" : ", ")
-                .append(string(limit.json)).append(": ").append(number(value)));
-        json.append('}');
-        json.append(", \"bottleneck\": ").append(warning != null);
-        json.append(", \"warning\": ").append(warning == null ? "null" : string(warning));
-        json.append('}');
-        return new Report(json.toString(), warning);
+        ObjectNode json = JSON.createObjectNode();
+        json.put("samples", samples);
+        put(json, "seconds", seconds);
+        json.put("cores", cores);
+        json.set("process_cpu_pct", processCpu.json());
+        json.set("machine_cpu_pct", machineCpu.json());
+        ObjectNode gc = json.putObject("gc");
+        put(gc, "pause_ms", gcPauseMs);
+        gc.put("count", gcCount() - gcCountAtStart);
+        put(gc, "pause_pct", gcPct);
+        ObjectNode heap = json.putObject("heap");
+        put(heap, "max_mb", maxHeap > 0 ? maxHeap / MB : Double.NaN);
+        heap.set("used_after_gc_mb", heapAfterGcMb.json());
+        put(heap, "used_after_gc_pct_of_max", heapPct);
+        json.set("rss_mb", rssMb.json());
+        json.set("native_malloc_mb", nativeMb.json());
+        ObjectNode limitsPct = json.putObject("limits_pct");
+        limits.forEach((limit, value) -> put(limitsPct, limit.json, value));
+        json.put("bottleneck", warning != null);
+        json.put("warning", warning);
+        return new Report(json.toString(), warning); // ObjectNode.toString() is its JSON text
     }
 
     private static String plain(double v) {
         return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
     }
 
-    /** A JSON number, or null for "not measured". */
-    static String number(double v) {
-        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.3f", v);
-    }
-
-    /** A JSON string (the warning's text: no control characters but quotes and backslashes are escaped). */
-    static String string(String s) {
-        return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + '"';
+    /** A figure rounded to 3 decimals, or null for "not measured" (NaN, infinite). */
+    static void put(ObjectNode node, String name, double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            node.putNull(name);
+        } else {
+            node.put(name, Math.round(v * 1000) / 1000.0);
+        }
     }
 }

@@ -165,6 +165,7 @@ public class KafkaConnection extends AbstractTestElement
 
     @Override
     public void testEnded() {
+        Verdict.atTestEnd(); // before its verdict fields are forgotten: judged also when no sampler set up
         String name = connectionName.trim();
         if (OWNERS.remove(name, this)) {
             REGISTERED.remove(name);

@@ -205,6 +205,7 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
     /** Closes every handle the elements opened in this JVM (JMeter calls this once per element: the first closes all). */
     @Override
     public void testEnded() {
+        Verdict.atTestEnd(); // also when no thread of this element ran: a verdict asked for is judged
         for (AbstractNativeSampler<?> open : OPEN) {
             if (OPEN.remove(open)) {
                 open.teardown();

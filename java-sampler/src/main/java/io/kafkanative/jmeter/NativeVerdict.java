@@ -11,8 +11,18 @@ final class NativeVerdict extends NativeDeclarations {
     /** Bytes malloc has handed out and not freed in this process (librdkafka, the engine, the JVM's own mallocs). */
     static native long mallocInUse();
 
-    /** Null when spec is a valid {@code kafka.verdict} (or empty), else what is wrong, listing the valid metrics. */
-    static native String check(String spec);
+    /**
+     * At a test's start, before any load and before any file is removed: null when spec is a valid
+     * {@code kafka.verdict} (or null), no report path would replace a file it should not and the baseline a
+     * regression criterion needs can be read (it is read now); else what is wrong.
+     *
+     * @param reports [setting, path, ...] of the reports the run writes (a setting naming "junit" is the JUnit report)
+     * @param inputs  [what it is, path, ...] of files no report may name (the plan, the baseline)
+     */
+    static native String prepare(String spec, String baselinePath, String[] reports, String[] inputs);
+
+    /** What the test is (JSON: plan, samplers by kind and name with their main settings), for the summaries. */
+    static native void identify(String identityJson);
 
     /**
      * Judges the run (every summary written since the last call, the lag readings, the generator's health) and

@@ -1,13 +1,19 @@
 package io.kafkanative.jmeter;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.jmeter.services.FileServer;
 import org.apache.jmeter.util.JMeterUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,40 +48,188 @@ final class Verdict {
     /** The Verdict fields of the plan's Kafka Connections in this JVM, by Connection name (set at test start). */
     private static final Map<String, Settings> PLAN = new ConcurrentHashMap<>();
 
-    // Guarded by Verdict.class. health is set from the first setupTest of a test to its judgement; settings are
+    // Guarded by Verdict.class. prepared is set from the first setupTest of a test to its judgement, and health then
+    // too unless the test was refused (its limits may be the reason); settings are
     // resolved at that first setupTest and kept after the judgement (VerdictExit asks whether one was asked for).
+    private static boolean prepared;
     private static GeneratorHealth health;
     private static boolean judgementScheduled;
     private static Settings settings = new Settings(null, null, null);
     /** Why the plan's verdict settings cannot be used (two Connections disagree), or null. */
     private static String planError;
+    /**
+     * Why this test cannot run as set up (invalid criteria, a report path that would replace a file it should not, an
+     * unreadable baseline, an invalid generator limit), found at its first setup; every setup then fails with it and
+     * the judgement fails the run. Null when all is well.
+     */
+    private static String refused;
+    /** What the test is: its samplers by kind and name, with their main settings (the summaries' test block). */
+    private static final Map<String, Map<String, String>> SAMPLERS = new TreeMap<>();
+
+    /**
+     * The settings that make a test what it is, for the summaries' identity of the test: a baseline whose identity
+     * differs is of another test. Only these names are read, so no secret can reach a summary.
+     */
+    static final Set<String> IDENTITY_SETTINGS = Set.of("topic", "policy", "acks", "retries", "enable.idempotence",
+            "linger.ms", "batch.size", "compression.type", "producer.scope", "producer.pool.size",
+            "messages.per.sample", "value.mode", "record.size", "key.mode", "partition", "target.rate", "audit",
+            "group.id", "assignment", "commit", "max.records", "value.decode", ProducerParameters.THREAD_COUNT);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Verdict() {
     }
 
     /**
-     * Called by every sampler's setupTest once the engine is loaded: starts the generator's health watch (first call
-     * of a test) and refuses an invalid {@code kafka.verdict} before any load with {@link EngineException}
-     * {@code CONFIG_ERROR} (the samplers' setup error).
+     * Called by every sampler's setup once the engine is loaded, before any load and before any file is removed: the
+     * first call of a test resolves the settings, starts the generator's health watch and checks, once, the criteria,
+     * the generator's limits, the report paths and the baseline (read now); any setup of a test so refused throws
+     * {@link EngineException} {@code CONFIG_ERROR} (the samplers' setup error). Every call adds its sampler to the
+     * test's identity.
+     *
+     * @param kind   the sampler's kind ("producer", "consumer", "lag monitor")
+     * @param label  the element's name
+     * @param config the engine's configuration, [name0, value0, ...]
      */
-    static synchronized void atTestStart() {
-        if (health == null) {
-            health = GeneratorHealth.start();
+    static synchronized void atTestStart(String kind, String label, String[] config) {
+        if (!prepared) {
+            prepared = true;
             judgementScheduled = false;
+            SAMPLERS.clear();
             resolveSettings();
+            refused = prepare();
+            health = refused == null ? GeneratorHealth.start() : null;
         }
-        if (planError != null) {
-            throw new EngineException("CONFIG_ERROR", planError);
-        }
-        String error = NativeVerdict.check(settings.spec());
-        if (error != null) {
-            throw new EngineException("CONFIG_ERROR", error);
+        identify(kind, label, config);
+        if (refused != null) {
+            throw new EngineException("CONFIG_ERROR", refused);
         }
     }
 
-    /** Called by every sampler's teardownTest: the first call schedules the judgement after JMeter's end of test. */
+    /** The test's checks before any load (see {@link #atTestStart}): why it is refused, or null. */
+    private static String prepare() {
+        if (planError != null) {
+            return planError;
+        }
+        String limits = GeneratorHealth.limitsError();
+        if (limits != null) {
+            return limits;
+        }
+        List<String> reports = new ArrayList<>();
+        for (String[] summary : new String[][] {
+            {KafkaProducerSampler.SUMMARY_FILE_PROPERTY, KafkaProducerSampler.DEFAULT_SUMMARY_FILE},
+            {KafkaConsumerSampler.SUMMARY_FILE_PROPERTY, KafkaConsumerSampler.DEFAULT_SUMMARY_FILE}}) {
+            reports.add(summary[0]);
+            reports.add(JMeterUtils.getPropDefault(summary[0], summary[1]));
+        }
+        if (settings.junit() != null) {
+            reports.add(JUNIT_PROPERTY);
+            reports.add(settings.junit());
+        }
+        List<String> inputs = new ArrayList<>();
+        String plan = planPath();
+        if (plan != null) {
+            inputs.add("the test plan (-t)");
+            inputs.add(plan);
+        }
+        for (String[] option : new String[][] {{"-l", "--logfile", "the -l results file (JTL)"},
+            {"-j", "--jmeterlogfile", "the -j JMeter log"}}) {
+            for (String path : commandLineFiles(option[0], option[1])) {
+                inputs.add(option[2]);
+                inputs.add(path);
+            }
+        }
+        if (settings.baseline() != null) {
+            inputs.add("the baseline (" + BASELINE_PROPERTY + ")");
+            inputs.add(settings.baseline());
+        }
+        return NativeVerdict.prepare(settings.spec(), settings.baseline(), reports.toArray(new String[0]),
+                inputs.toArray(new String[0]));
+    }
+
+    /**
+     * The files JMeter's command line names with an option ({@code -l out.jtl}, {@code -lout.jtl},
+     * {@code --logfile out.jtl}, {@code --logfile=out.jtl}), relative ones as JMeter resolves them (the current folder),
+     * from this process's arguments: JMeter keeps no property for them, and its JTL is created only with its first
+     * sample, after the setups, so it cannot be told by its content. Empty where the arguments cannot be read.
+     */
+    static List<String> commandLineFiles(String shortOption, String longOption) {
+        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
+        List<String> files = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String file = null;
+            if ((a.equals(shortOption) || a.equals(longOption)) && i + 1 < args.length) {
+                file = args[++i];
+            } else if (a.startsWith(longOption + "=")) {
+                file = a.substring(longOption.length() + 1);
+            } else if (a.startsWith(shortOption) && !a.startsWith("--") && a.length() > shortOption.length()) {
+                file = a.substring(shortOption.length());
+            }
+            if (file != null && !file.isBlank()) {
+                files.add(Path.of(System.getProperty("user.dir", ".")).resolve(file).toString());
+            }
+        }
+        return files;
+    }
+
+    /** The running plan's file, or null when JMeter runs none from a file (a unit test). */
+    private static String planPath() {
+        FileServer files = FileServer.getFileServer();
+        String name = files.getScriptName();
+        if (name == null || name.isBlank()) {
+            return null;
+        }
+        Path script = Path.of(name);
+        return script.isAbsolute() ? script.toString() : files.getBaseDir() == null ? name
+                : Path.of(files.getBaseDir()).resolve(script).toString();
+    }
+
+    /** Adds a sampler to the test's identity; the engine is told when the identity grows (once per new sampler). */
+    private static void identify(String kind, String label, String[] config) {
+        if (config.length == 0) {
+            return; // a setup that failed before its configuration was built
+        }
+        Map<String, String> main = new TreeMap<>();
+        for (int i = 0; i + 1 < config.length; i += 2) {
+            if (IDENTITY_SETTINGS.contains(config[i]) && config[i + 1] != null && !config[i + 1].isBlank()) {
+                main.put(config[i], config[i + 1].trim());
+            }
+        }
+        if (main.equals(SAMPLERS.put(kind + " '" + label + "'", main))) {
+            return;
+        }
+        Map<String, Object> identity = new LinkedHashMap<>();
+        String plan = FileServer.getFileServer().getScriptName();
+        identity.put("plan", plan == null ? null : Path.of(plan).getFileName().toString());
+        identity.put("samplers", SAMPLERS);
+        try {
+            NativeVerdict.identify(JSON.writeValueAsString(identity));
+        } catch (JsonProcessingException e) {
+            LOG.warn("the test's identity could not be written for the summaries: {}", e.toString());
+        }
+    }
+
+    /**
+     * Called by every sampler's teardown and by the plan's Kafka elements at their test end: the first call schedules
+     * the judgement after JMeter's end of test. A test in which no sampler of ours set up (a thread group of 0 threads)
+     * is judged too when a verdict was asked for: nothing was measured, and the verdict must fail, not be skipped.
+     */
     static synchronized void atTestEnd() {
-        if (judgementScheduled || !NativeLibrary.isLoaded()) {
+        if (judgementScheduled) {
+            return;
+        }
+        if (!prepared) {
+            resolveSettings();
+            if (settings.spec() == null) {
+                return;
+            }
+            try {
+                NativeLibrary.load();
+            } catch (LinkageError e) {
+                return; // no engine on this machine: the samplers' ENGINE_UNAVAILABLE said so
+            }
+            refused = planError;
+        } else if (!NativeLibrary.isLoaded()) {
             return;
         }
         judgementScheduled = true;
@@ -88,6 +242,7 @@ final class Verdict {
         synchronized (Verdict.class) {
             watched = health;
             health = null;
+            prepared = false;
             judgementScheduled = false;
         }
         GeneratorHealth.Report generator = watched == null ? null : watched.stop();
@@ -97,8 +252,21 @@ final class Verdict {
         }
         long[] out = new long[ResultLayout.Judgement.OUT_LENGTH];
         Settings judged;
+        String why;
         synchronized (Verdict.class) {
             judged = settings;
+            why = refused;
+            refused = null;
+        }
+        if (why != null) {
+            // Refused at setup: nothing ran, and no report is written to paths that were refused. The engine forgets
+            // the run all the same.
+            NativeVerdict.judge(null, null, null, null, out);
+            String line = "verdict: FAIL: the test was refused at setup: " + why + "; jmeter -n exits with code "
+                    + FAILED_EXIT_CODE;
+            System.out.println(line);
+            LOG.error(line);
+            return FAILED_EXIT_CODE;
         }
         String report = NativeVerdict.judge(judged.spec(), judged.baseline(), judged.junit(),
                 generator == null ? null : generator.json(), out);
@@ -128,7 +296,7 @@ final class Verdict {
 
     /** Whether the test being judged (or the last one) asked for criteria, from a property or a Connection. */
     static synchronized boolean asked() {
-        return settings.spec() != null || planError != null;
+        return settings.spec() != null || planError != null || refused != null;
     }
 
     /**

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code System.exit(code)}; JMeter's shutdown hooks still run. A passing verdict lets the JVM end by itself (0).
  *
  * <p>With {@code jmeterengine.force.system.exit=true} JMeter calls System.exit(0) itself right after its listeners,
- * before this thread could act: the verdict is then judged and printed at once (the JTL may still be open) and a
- * warning says that the exit code stays 0.
+ * before this thread could act. The verdict is then judged in a JVM shutdown hook, which runs after that call, when
+ * every listener has ended (every summary is written, the JTL closed); when it failed, the hook ends the JVM with
+ * its code through {@code Runtime.halt} (System.exit cannot be called from a shutdown hook), after flushing stdout.
  */
 final class VerdictExit {
 
@@ -39,12 +40,16 @@ final class VerdictExit {
     /** Runs judge (which returns the exit code) once JMeter's end of test is over; see the class comment. */
     static void afterJMeterEnds(IntSupplier judge) {
         Thread endingThread = Thread.currentThread();
-        if (JMeterUtils.getPropDefault(FORCE_EXIT_PROPERTY, false)) {
-            int code = judgeSafely(judge);
-            if (code != 0) {
-                LOG.warn("kafka.verdict failed, but {}=true makes JMeter exit with 0 itself: remove it to get exit "
-                        + "code {}", FORCE_EXIT_PROPERTY, code);
-            }
+        if (JMeterUtils.getPropDefault(FORCE_EXIT_PROPERTY, false) && JMeter.isNonGUI()) {
+            // Judged at the sampler's teardown, the run would miss the summaries other samplers write after it.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                int code = judgeSafely(judge);
+                if (code != 0) {
+                    LOG.info("kafka.verdict failed: JMeter exits with code {} ({}=true)", code, FORCE_EXIT_PROPERTY);
+                    System.out.flush();
+                    Runtime.getRuntime().halt(code); // NOSONAR the only way to set the code from a shutdown hook
+                }
+            }, "kafka-verdict"));
             return;
         }
         Thread waiter = new Thread(() -> {
