@@ -99,7 +99,7 @@ mod tests {
             bytes: 5,
             partition: 6,
             offset: 7,
-            error: Some(EngineError::new("X", "y")),
+            error: Some(EngineError::named("X".into(), "y")),
         };
         super::super::assert_layout(
             LAYOUT,

@@ -65,11 +65,11 @@ final class Verdict {
             resolveSettings();
         }
         if (planError != null) {
-            throw new EngineException("CONFIG_ERROR", planError);
+            throw new EngineException(Codes.CONFIG_ERROR, planError);
         }
         String error = NativeVerdict.check(settings.spec());
         if (error != null) {
-            throw new EngineException("CONFIG_ERROR", error);
+            throw new EngineException(Codes.CONFIG_ERROR, error);
         }
     }
 
