@@ -5,6 +5,7 @@
 //! (`producer`, `consumer`, `lag`, `generator` from the Java side, `baseline`), evaluates `kafka.verdict` over it
 //! ([`crate::verdict`]), and adds `generator`, `lag` and `verdict` blocks to the summary files written in this run.
 
+use crate::error::Code;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
@@ -83,7 +84,7 @@ impl Record {
         let mut run = self.lock();
         let lag = &mut run.lag;
         lag.samples += 1;
-        let growing = outcome.error.as_ref().is_some_and(|e| e.code == LAG_GROWING);
+        let growing = outcome.error.as_ref().is_some_and(|e| e.code == Code::LagGrowing);
         if outcome.error.is_none() || growing {
             lag.readings += 1;
             lag.growing_readings += growing as u64;

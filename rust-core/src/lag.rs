@@ -21,7 +21,7 @@ use crate::client::metadata::{self, Fetch};
 use crate::client::retry;
 use crate::client::settings::{number, require_bootstrap, required, servers, split, Split};
 use crate::consumer::settings::{candidates, translate_all};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 
 /// Sampler keys of the lag monitor that are not librdkafka properties.
 pub const LAG_KEYS: &[&str] = &[
@@ -76,11 +76,6 @@ pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError>
         warnings,
     })
 }
-
-/// Code of a sample whose verdict is "the consumers are not keeping up".
-pub const LAG_GROWING: &str = "LAG_GROWING";
-/// Code of a group that does not exist (no member, no committed offset).
-pub const GROUP_NOT_FOUND: &str = "GROUP_NOT_FOUND";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionLag {
@@ -175,7 +170,7 @@ impl LagMonitor {
         if outcome.growing_windows as usize >= windows {
             let trail: Vec<String> = h.iter().map(i64::to_string).collect();
             outcome.error = Some(EngineError::new(
-                LAG_GROWING,
+                Code::LagGrowing,
                 format!(
                     "consumer group '{}' is not keeping up: lag grew in each of the last {windows} samples by more than \
                      {} (lag.tolerance): {}",
@@ -194,7 +189,7 @@ impl LagMonitor {
         let fetch = Fetch { servers, timeout: s.timeout, advice: "" };
         let ids = metadata::topic_partitions(&self.consumer, &s.topic, Duration::ZERO, fetch)?.ok_or_else(|| {
             EngineError::new(
-                "UNKNOWN_TOPIC_OR_PART",
+                Code::UnknownTopicOrPart,
                 format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),
             )
         })?;
@@ -225,7 +220,7 @@ impl LagMonitor {
         }
         if lags.iter().all(|p| p.committed.is_none()) && !self.group_exists()? {
             return Err(EngineError::new(
-                GROUP_NOT_FOUND,
+                Code::GroupNotFound,
                 format!(
                     "consumer group '{}' does not exist on {servers}: no member has joined it and it has committed no \
                      offset for topic '{}'; check group.id, and start the lag monitor after the consumers (a startup \
@@ -290,7 +285,7 @@ mod tests {
         let o = judge(&mut m, 300);
         assert_eq!((o.growth, o.growing_windows), (Some(100), 3));
         let e = o.error.unwrap();
-        assert_eq!(e.code, LAG_GROWING);
+        assert_eq!(e.code, Code::LagGrowing);
         assert!(e.message.contains("0 → 100 → 200 → 300"), "{}", e.message);
         // A sample that does not grow by more than the tolerance resets the count.
         let o = judge(&mut m, 305);

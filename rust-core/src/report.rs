@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::audit::{self, AuditReport};
 use crate::consumer::stats::{ConsumerTotals, PERF_HEADER};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 use crate::producer::stats::Totals;
 
 /// What the handles of one run did: they merge here when they close; a report takes it and starts afresh.
@@ -236,7 +236,7 @@ impl Run {
 fn write_json(path: &str, value: &serde_json::Value, property: &str) -> Result<(), EngineError> {
     let pretty = serde_json::to_string_pretty(value).expect("a JSON value always serializes");
     std::fs::write(path, pretty)
-        .map_err(|e| EngineError::new("SUMMARY_NOT_WRITTEN", format!("{property}: cannot write '{path}': {e}")))
+        .map_err(|e| EngineError::new(Code::SummaryNotWritten, format!("{property}: cannot write '{path}': {e}")))
 }
 
 #[cfg(test)]

@@ -7,14 +7,12 @@
 //!     unshare -n bash -c 'ip link set lo up && scripts/registry start --tls && \
 //!       cargo test --release --locked -p kafka-native --test schema_registry; scripts/registry stop'
 
+use kafka_native::error::Code;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use kafka_native::schema::{
-    DecoderSettings, EncoderSettings, RecordDecoder, RecordEncoder, Role, DECODE_ERROR, REGISTRY_UNREACHABLE,
-    SCHEMA_INCOMPATIBLE, SCHEMA_NOT_FOUND, SUBJECT_NOT_FOUND,
-};
+use kafka_native::schema::{DecoderSettings, EncoderSettings, RecordDecoder, RecordEncoder, Role};
 use serde_json::Value as Json;
 
 fn registry_url() -> String {
@@ -143,7 +141,7 @@ fn auto_register_off_needs_a_registered_schema() {
     let topic = unique("unregistered");
     let s = order_settings(&url, &[("auto.register.schemas", "false".into())]);
     let e = encoder(&s, &topic).err().unwrap();
-    assert!([SUBJECT_NOT_FOUND, SCHEMA_NOT_FOUND].contains(&e.code.as_str()), "{e}");
+    assert!([Code::SubjectNotFound, Code::SchemaNotFound].iter().any(|c| e.code == *c), "{e}");
     assert!(e.message.contains(&format!("'{topic}-value'")) && e.message.contains(&url), "{}", e.message);
     assert!(e.message.contains("auto.register.schemas=true"), "{}", e.message);
 
@@ -185,7 +183,7 @@ fn schemas_come_from_the_registry_by_subject_and_version() {
         ("schema.registry.url", url.clone()),
     ]);
     let e = encoder(&missing, &topic).err().unwrap();
-    assert_eq!(e.code, SUBJECT_NOT_FOUND, "{e}");
+    assert_eq!(e.code, Code::SubjectNotFound, "{e}");
     assert!(e.message.contains("does not exist in the schema registry at"), "{}", e.message);
 }
 
@@ -219,7 +217,7 @@ fn an_incompatible_schema_is_refused_with_409() {
         .send(r#"{"compatibility":"BACKWARD"}"#)
         .unwrap();
     let e = encoder(&with(&v2), &topic).err().unwrap();
-    assert_eq!(e.code, SCHEMA_INCOMPATIBLE, "{e}");
+    assert_eq!(e.code, Code::SchemaIncompatible, "{e}");
     assert!(e.message.contains("HTTP 409") && e.message.contains(&subject), "{}", e.message);
 }
 
@@ -302,9 +300,9 @@ fn decoding_failures_are_coded() {
     let Some(url) = registry() else { return };
     let mut dec = decoder(&settings(&[("value.decode", "avro".into()), ("schema.registry.url", url.clone())]));
     let e = dec.decode(b"plain text").unwrap_err();
-    assert_eq!(e.code, DECODE_ERROR);
+    assert_eq!(e.code, Code::DecodeError);
     let e = dec.decode(&[0, 0x7f, 0xff, 0xff, 0xf0, 1, 2]).unwrap_err();
-    assert_eq!(e.code, SCHEMA_NOT_FOUND, "{e}");
+    assert_eq!(e.code, Code::SchemaNotFound, "{e}");
     assert!(e.message.contains("schema id 2147483632"), "{}", e.message);
 }
 
@@ -316,7 +314,7 @@ fn an_unreachable_registry_is_reported_with_its_url_only() {
         &[("schema.registry.password", "hunter2".into())],
     );
     let e = encoder(&s, "t").err().unwrap();
-    assert_eq!(e.code, REGISTRY_UNREACHABLE, "{e}");
+    assert_eq!(e.code, Code::RegistryUnreachable, "{e}");
     assert!(e.message.contains("http://127.0.0.1:1/apis/ccompat/v7"), "{}", e.message);
     assert!(!e.message.contains("hunter2") && !e.message.contains("tester"), "{}", e.message);
 }
@@ -338,6 +336,6 @@ fn tls_with_a_ca_file() {
     // without our CA the registry's certificate is not trusted
     s.retain(|(k, _)| k != "schema.registry.ssl.ca.location");
     let e = encoder(&s, &unique("tls-untrusted")).err().unwrap();
-    assert_eq!(e.code, REGISTRY_UNREACHABLE, "{e}");
+    assert_eq!(e.code, Code::RegistryUnreachable, "{e}");
     assert!(e.message.contains(&tls_url) && e.message.contains("schema.registry.ssl.ca.location"), "{}", e.message);
 }

@@ -133,7 +133,7 @@ pub fn read_back(
     let deadline = Instant::now() + target.timeout;
     let mut retried = 0u64;
     let failed = |what: &str, e: EngineError| {
-        EngineError::new(
+        EngineError::named(
             e.code.clone(),
             format!(
                 "{what} did not succeed within audit.timeout.ms ({} ms): {}",

@@ -14,7 +14,7 @@ use super::config::create;
 use super::context::ClientCtx;
 use super::metadata::{self, Fetch};
 use super::settings::servers;
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 
 /// `connection`: brokers and security settings (see [`super::settings::connection_properties`]), so that
 /// administration works on secured clusters too.
@@ -38,11 +38,11 @@ pub fn create_topic(
     match results.into_iter().next() {
         Some(Ok(_)) => Ok(true),
         Some(Err((_, RDKafkaErrorCode::TopicAlreadyExists))) => Ok(false),
-        Some(Err((_, code))) => Err(EngineError::new(
+        Some(Err((_, code))) => Err(EngineError::named(
             crate::error::error_name(code),
             format!("topic '{topic}' could not be created with {partitions} partitions and replication {replication}: {code}"),
         )),
-        None => Err(EngineError::new("KAFKA_ERROR", "the broker returned no result for the topic creation")),
+        None => Err(EngineError::new(Code::KafkaError, "the broker returned no result for the topic creation")),
     }
 }
 
@@ -59,7 +59,7 @@ pub fn end_offsets(
         Duration::ZERO,
         Fetch { servers: servers(connection), timeout, advice: "" },
     )?
-    .ok_or_else(|| EngineError::new("UNKNOWN_TOPIC_OR_PART", format!("topic '{topic}' does not exist")))?;
+    .ok_or_else(|| EngineError::new(Code::UnknownTopicOrPart, format!("topic '{topic}' does not exist")))?;
     partitions
         .into_iter()
         .map(|p| {

@@ -10,7 +10,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::ClientContext;
 
 use super::context::HasClientCtx;
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 
 /// How a metadata fetch may wait and what its error says when no broker answers: the bootstrap list it names and
 /// the advice that ends the message (empty, or "; check ...").
@@ -116,8 +116,9 @@ impl<C: ConsumerContext + HasClientCtx> MetadataClient for BaseConsumer<C> {
         // The error events may still sit in the main queue (served only at close): librdkafka's log line has the
         // cause already.
         if let Some(line) = ctx.last_log_error() {
-            let code = if line.contains("SASL authentication") { "AUTHENTICATION" } else { err.code.as_str() };
-            return fetch.no_broker(EngineError::new(code, line));
+            let code =
+                if line.contains("SASL authentication") { Code::Authentication.into() } else { err.code.clone() };
+            return fetch.no_broker(EngineError::named(code, line));
         }
         err
     }

@@ -32,13 +32,12 @@ use crate::client::context::{guarded, ClientCtx, HasClientCtx};
 use crate::client::metadata::{self, Fetch};
 use crate::client::retry;
 use crate::client::settings::servers;
-use crate::error::{EngineError, INTERRUPTED};
+use crate::error::{Code, EngineError};
 use crate::report::Run;
 use crate::schema::RecordDecoder;
 use settings::{Assignment, Commit, ConsumerSettings};
 use stats::{ConsumerTotals, LatencySource, ReadTo};
 use verdict::{check_content, check_schema, check_sequence, SampleAcc};
-pub use verdict::{CONTENT_MISMATCH, EMPTY, SEQUENCE_ERROR};
 /// Longest wait inside librdkafka between two checks for an interrupt.
 const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
 
@@ -271,7 +270,7 @@ impl ConsumerHandle {
         let deadline = start + self.settings.poll_timeout;
         let mut sample = SampleAcc::default();
         let Some(consumer) = self.consumer.as_ref() else {
-            return self.outcome(start, start, sample, Some(EngineError::new("CLOSED", "the consumer is closed")));
+            return self.outcome(start, start, sample, Some(EngineError::new(Code::Closed, "the consumer is closed")));
         };
         self.totals.record_poll_start(start);
         if let Some(e) = self.pending_error.take() {
@@ -340,7 +339,8 @@ impl ConsumerHandle {
                         break;
                     }
                     if self.interrupted.swap(false, Ordering::AcqRel) {
-                        error = Some(EngineError::new(INTERRUPTED, "the test was stopped while waiting for records"));
+                        error =
+                            Some(EngineError::new(Code::Interrupted, "the test was stopped while waiting for records"));
                         break;
                     }
                 }
@@ -822,7 +822,7 @@ fn topic_partitions(
     let fetch = Fetch { servers, timeout: settings.timeout, advice };
     metadata::topic_partitions(consumer, &settings.topic, settings.timeout, fetch)?.ok_or_else(|| {
         EngineError::new(
-            "UNKNOWN_TOPIC_OR_PART",
+            Code::UnknownTopicOrPart,
             format!(
                 "topic '{}' does not exist on {servers} (waited {} ms, timeout.ms); create it or start the \
                      producers first (topic.create=true)",
@@ -835,7 +835,7 @@ fn topic_partitions(
 
 fn consumer_error(e: &KafkaError, settings: &ConsumerSettings) -> EngineError {
     let mut err = EngineError::from_kafka(e);
-    if err.code == "UNKNOWN_TOPIC_OR_PART" {
+    if err.code == Code::UnknownTopicOrPart {
         err.message = format!("topic '{}': {}", settings.topic, err.message);
     }
     err

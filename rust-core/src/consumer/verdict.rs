@@ -10,15 +10,8 @@ use rdkafka::message::{BorrowedMessage, Headers, Message};
 
 use super::settings::ConsumerSettings;
 use crate::audit::{PRODUCER_HEADER, RUN_HEADER, SEQ_HEADER};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 use crate::schema::RecordDecoder;
-
-/// Code of a sample that got no record within `poll.timeout.ms` (with `fail.on.empty`).
-pub const EMPTY: &str = "EMPTY";
-/// Code of a sample with records that failed the sequence check.
-pub const SEQUENCE_ERROR: &str = "SEQUENCE_ERROR";
-/// Code of a sample with records whose value has no match of `check.regex`.
-pub const CONTENT_MISMATCH: &str = "CONTENT_MISMATCH";
 
 /// A sample's running figures.
 #[derive(Debug, Clone)]
@@ -85,7 +78,7 @@ pub(super) fn check_schema(
     if let Err(e) = decoder.check(bytes) {
         sample.check_failures += 1;
         sample.first_check_error.get_or_insert_with(|| {
-            EngineError::new(
+            EngineError::named(
                 e.code,
                 format!("partition {} offset {}: {what}: {}", m.partition(), m.offset(), e.message),
             )
@@ -104,13 +97,13 @@ pub(super) fn decide(
     }
     if error.is_none() && sample.records == 0 && settings.fail_on_empty {
         error = Some(EngineError::new(
-            EMPTY,
+            Code::Empty,
             format!("no record within {} ms (poll.timeout.ms)", settings.poll_timeout.as_millis()),
         ));
     }
     if let (Some(regex), Some(first)) = (&settings.check_regex, &sample.first_mismatch) {
         error = Some(EngineError::new(
-            CONTENT_MISMATCH,
+            Code::ContentMismatch,
             format!(
                 "{} of {} records do not contain a match of check.regex '{}'; the first: '{first}'",
                 sample.mismatches,
@@ -144,7 +137,7 @@ pub(super) fn check_sequence(
     }
     let fail = |sample: &mut SampleAcc, message: String| {
         sample.check_failures += 1;
-        sample.first_check_error.get_or_insert_with(|| EngineError::new(SEQUENCE_ERROR, message));
+        sample.first_check_error.get_or_insert_with(|| EngineError::new(Code::SequenceError, message));
     };
     let (Some(pid), Some(seq)) = (pid, seq) else {
         return fail(
@@ -207,7 +200,7 @@ mod tests {
         let (e, stop) = decide(&settings(&[("fail.on.empty", "true"), ("stop.on.empty", "true")]), &empty, None);
         assert_eq!((e.unwrap().message, stop), ("no record within 250 ms (poll.timeout.ms)".to_string(), false));
         assert_eq!(decide(&settings(&[("stop.on.empty", "true")]), &empty, None), (None, true));
-        let interrupted = Some(EngineError::new("INTERRUPTED", "stopped"));
+        let interrupted = Some(EngineError::new(Code::Interrupted, "stopped"));
         assert!(!decide(&settings(&[("stop.on.empty", "true")]), &empty, interrupted).1);
     }
 
@@ -221,7 +214,7 @@ mod tests {
             check_content(regex, value, &mut sample);
         }
         let e = decide(&s, &sample, None).0.unwrap();
-        assert_eq!(e.code, CONTENT_MISMATCH);
+        assert_eq!(e.code, Code::ContentMismatch);
         assert_eq!(
             e.message,
             r"2 of 3 records do not contain a match of check.regex '^(?=order-)(\w)\1?'; the first: 'invoice-2'"

@@ -4,7 +4,7 @@ use jni::objects::{JObjectArray, JString};
 use jni::{Env, EnvUnowned};
 
 use super::{opt_string, BridgeError, ThrowPolicy};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 use crate::logsink;
 use crate::report::Run;
 
@@ -34,11 +34,28 @@ fn setting_names(name: &str) -> Option<Vec<&'static str>> {
     Some(names)
 }
 
+/// The engine's defaults that Java's elements also show (`name=value`), for Java's check of its copies.
+fn defaults(name: &str) -> Option<Vec<String>> {
+    use crate::producer::policy::Policy;
+    match name {
+        "producer" => Some(
+            [("capacity", Policy::Capacity), ("reliability", Policy::Reliability)]
+                .iter()
+                .map(|(n, p)| format!("timeout.ms.{n}={}", p.default_timeout_ms()))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
 /// A Java `String[]` of `items`.
-fn string_array<'l>(env: &mut Env<'l>, items: &[&str]) -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
+fn string_array<'l>(
+    env: &mut Env<'l>,
+    items: &[impl AsRef<str>],
+) -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
     let array = JObjectArray::<JString>::new(env, items.len(), JString::default())?;
     for (i, item) in items.iter().enumerate() {
-        let s = env.new_string(item)?;
+        let s = env.new_string(item.as_ref())?;
         array.set_element(env, i, &s)?;
     }
     Ok(array)
@@ -66,6 +83,21 @@ static_native! {
 }
 
 static_native! {
+    /// Every response code of the engine's catalogue ([`Code`]), for Java's check of its own constants.
+    fn Java_io_kafkanative_jmeter_NativeEngine_codes(mut env) -> JObjectArray<'l, JString<'l>> {
+        let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        env.with_env(|env| string_array(env, &names)).resolve::<ThrowPolicy>()
+    }
+}
+
+static_native! {
+    /// The engine's defaults of a client (`name=value`; "producer"), for Java's check of the values it shows.
+    fn Java_io_kafkanative_jmeter_NativeEngine_defaults(env, name: JString<'l>) -> JObjectArray<'l, JString<'l>> {
+        names_of(env, &name, "client", defaults)
+    }
+}
+
+static_native! {
     /// The end-of-test report of the run's producers or consumers (`kind`), its JSON summary written to the path
     /// when not null.
     fn Java_io_kafkanative_jmeter_NativeEngine_report(env, kind: JString<'l>, summary_path: JString<'l>) -> JString<'l> {
@@ -73,7 +105,7 @@ static_native! {
             let report = match opt_string(env, &kind)?.as_deref() {
                 Some("producer") => Run::producer_report,
                 Some("consumer") => Run::consumer_report,
-                other => return Err(EngineError::new("INTERNAL_ERROR", format!("no report of a {other:?} client")).into()),
+                other => return Err(EngineError::new(Code::InternalError, format!("no report of a {other:?} client")).into()),
             };
             Ok(report(&super::RUN, opt_string(env, &summary_path)?.as_deref())?)
         })
@@ -82,16 +114,16 @@ static_native! {
 
 /// The names `lookup` gives for the client named `name`, as a Java String[]; an unknown name (a Java constant out of
 /// step with the engine) is an INTERNAL_ERROR naming `what` was asked for.
-fn names_of<'l>(
+fn names_of<'l, S: AsRef<str>>(
     mut env: EnvUnowned<'l>,
     name: &JString<'l>,
     what: &str,
-    lookup: impl FnOnce(&str) -> Option<Vec<&'static str>>,
+    lookup: impl FnOnce(&str) -> Option<Vec<S>>,
 ) -> JObjectArray<'l, JString<'l>> {
     env.with_env(|env| -> Result<JObjectArray<'l, JString<'l>>, BridgeError> {
         let name = opt_string(env, name)?.unwrap_or_default();
         let names = lookup(&name).ok_or_else(|| {
-            EngineError::new("INTERNAL_ERROR", format!("no {what} named '{name}'; use producer, consumer or lag"))
+            EngineError::new(Code::InternalError, format!("no {what} named '{name}'; use producer, consumer or lag"))
         })?;
         string_array(env, &names)
     })

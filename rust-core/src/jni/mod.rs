@@ -39,7 +39,7 @@ use jni::objects::{JLongArray, JObject, JObjectArray, JString, JThrowable, JValu
 use jni::sys::jlong;
 use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
-use crate::error::{panic_text, EngineError};
+use crate::error::{panic_text, Code, EngineError};
 use crate::report::Run;
 
 /// The run of this JVM: every handle opened through the bridge reports to it.
@@ -83,8 +83,8 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowPolicy {
             // A Java exception is already pending: let it propagate as is.
             BridgeError::Jni(JniError::JavaException) => return Ok(T::default()),
             BridgeError::Engine(e) => e,
-            BridgeError::Closed(m) => EngineError::new("CLOSED", m),
-            BridgeError::Jni(e) => EngineError::new("INTERNAL_ERROR", format!("kafka-native JNI error: {e}")),
+            BridgeError::Closed(m) => EngineError::new(Code::Closed, m),
+            BridgeError::Jni(e) => EngineError::new(Code::InternalError, format!("kafka-native JNI error: {e}")),
         };
         throw(env, &error)
     }
@@ -95,7 +95,7 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowPolicy {
         payload: Box<dyn Any + Send + 'static>,
     ) -> jni::errors::Result<T> {
         let message = format!("internal error in the kafka-native engine (please report): {}", panic_text(&*payload));
-        throw(env, &EngineError::new("INTERNAL_ERROR", message))
+        throw(env, &EngineError::new(Code::InternalError, message))
     }
 }
 

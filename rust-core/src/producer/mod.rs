@@ -29,7 +29,7 @@ use rdkafka::producer::BaseRecord;
 use rdkafka::types::RDKafkaErrorCode;
 
 use crate::audit::{self, AuditTarget, SeqSet};
-use crate::error::{EngineError, INTERRUPTED, MSG_TIMED_OUT};
+use crate::error::{Code, EngineError};
 use crate::report::Run;
 use pacer::Pacer;
 use payload::PayloadGen;
@@ -245,7 +245,8 @@ impl ProducerHandle {
 
     /// Hands one message to librdkafka, waiting for room in a full queue until `max.block.ms`.
     fn enqueue(&mut self, jmeter_value: Option<&[u8]>, sample: u64, start: Instant) -> Result<usize, EngineError> {
-        let producer = self.producer.as_ref().ok_or_else(|| EngineError::new("CLOSED", "the producer is closed"))?;
+        let producer =
+            self.producer.as_ref().ok_or_else(|| EngineError::new(Code::Closed, "the producer is closed"))?;
         let seq = self.seq;
         self.seq += 1;
         let headers = self.headers(seq);
@@ -285,7 +286,7 @@ impl ProducerHandle {
                     let mut s = self.slot.lock();
                     s.in_flight -= 1;
                     let mut err = slot::explain_size(EngineError::from_kafka(&e), bytes, false);
-                    if err.code == "QUEUE_FULL" {
+                    if err.code == Code::QueueFull {
                         err.message = format!(
                             "librdkafka's local queue stayed full for {} ms (max.block.ms / timeout.ms); the broker is not keeping up",
                             self.settings.max_block.as_millis()
@@ -328,10 +329,10 @@ impl ProducerHandle {
                 // The stop is used up by the sample it ended; one that comes after the verdicts stays set for the
                 // next sample.
                 s.interrupted = false;
-                EngineError::new(INTERRUPTED, "the test was stopped while waiting for the broker")
+                EngineError::new(Code::Interrupted, "the test was stopped while waiting for the broker")
             } else {
                 EngineError::new(
-                    MSG_TIMED_OUT,
+                    Code::MsgTimedOut,
                     format!("no acknowledgement within {} ms (timeout.ms)", self.settings.timeout.as_millis()),
                 )
             };

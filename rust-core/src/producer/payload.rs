@@ -318,6 +318,7 @@ fn read_lines(path: &str, max_bytes: u64) -> Result<Vec<Vec<u8>>, EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Code;
     use crate::schema::settings_of as spec;
 
     #[test]
@@ -448,7 +449,7 @@ mod tests {
         assert!(e.message.starts_with("key: missing; key.schema.input=jmeter"), "{}", e.message);
         let (k, v) = parse(r#"{"order_code": 5}"#);
         let e = PayloadGen::new(&v, &k.unwrap(), 0, "orders").err().unwrap();
-        assert_eq!(e.code, crate::schema::RECORD_INVALID, "{}", e.message);
+        assert_eq!(e.code, Code::RecordInvalid, "{}", e.message);
 
         // a sample's key JSON (e.g. {"order_code": "${code}"}) is encoded when it changes; a record that does not
         // match fails that sample and leaves the previous key whole
@@ -457,7 +458,7 @@ mod tests {
         g.set_key(r#"{"order_code": "K-2"}"#).unwrap();
         assert_eq!(key_schema.decode(g.next(None).unwrap().key.unwrap()).unwrap()["order_code"], "K-2");
         let e = g.set_key(r#"{"order_code": 6}"#).unwrap_err();
-        assert_eq!(e.code, crate::schema::RECORD_INVALID, "{}", e.message);
+        assert_eq!(e.code, Code::RecordInvalid, "{}", e.message);
         assert_eq!(key_schema.decode(g.next(None).unwrap().key.unwrap()).unwrap()["order_code"], "K-2");
     }
 

@@ -20,7 +20,7 @@ use crate::client::context::HasClientCtx;
 use crate::client::metadata::{self, Fetch};
 use crate::client::settings::{self, connection_properties, servers};
 use crate::client::{admin, config};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 use crate::report::Run;
 
 /// A message as the engine hands it to librdkafka.
@@ -84,7 +84,8 @@ impl Drop for MainQueue {
 
 impl Served {
     fn new(producer: BaseProducer<ProducerCtx>) -> Result<Served, EngineError> {
-        let io = |e: std::io::Error| EngineError::new("INTERNAL", format!("the producer's wake-up socket: {e}"));
+        let io =
+            |e: std::io::Error| EngineError::new(Code::InternalError, format!("the producer's wake-up socket: {e}"));
         let (wake, tx) = UnixStream::pair().map_err(io)?;
         // librdkafka writes from its own threads and ignores a full socket: it must never block there.
         tx.set_nonblocking(true).map_err(io)?;
@@ -349,7 +350,7 @@ fn preflight(producer: &KafkaProducer, settings: &ProducerSettings, propagation:
 
 fn missing_topic(settings: &ProducerSettings, servers: &str) -> EngineError {
     EngineError::new(
-        "UNKNOWN_TOPIC_OR_PART",
+        Code::UnknownTopicOrPart,
         format!(
             "topic '{}' does not exist on {servers}; create it before the test (e.g. scripts/kafka topics --create --topic {} \
              --partitions 16) so it is not auto-created with the broker's defaults, or set preflight=off to allow that",
@@ -384,7 +385,7 @@ fn check_partitions(settings: &ProducerSettings, servers: &str, partitions: u32)
             settings.topic, settings.thread_count, settings.topic, settings.thread_count
         );
         if settings.preflight == Preflight::Fail {
-            return Err(EngineError::new("TOO_FEW_PARTITIONS", text));
+            return Err(EngineError::new(Code::TooFewPartitions, text));
         }
         warn_once(&format!("{servers}/{}", settings.topic), &text);
     }

@@ -12,7 +12,7 @@ use rdkafka::producer::{DeliveryResult, ProducerContext};
 use super::stats::Totals;
 use crate::audit::SeqSet;
 use crate::client::context::{guarded, ClientCtx, HasClientCtx};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 
 /// The producer's context: the client hooks every client has, and deliveries to the ticket's slot.
 pub(crate) struct ProducerCtx {
@@ -50,7 +50,7 @@ impl ProducerContext for ProducerCtx {
 
 /// MSG_SIZE_TOO_LARGE says neither the size nor the limit: name both, and the property to change.
 pub(super) fn explain_size(mut e: EngineError, bytes: usize, from_broker: bool) -> EngineError {
-    if e.code == "MSG_SIZE_TOO_LARGE" {
+    if e.code == Code::MsgSizeTooLarge {
         e.message = if from_broker {
             format!(
                 "the broker refused a message of {bytes} bytes (key + value + headers) as too large: the topic's \

@@ -18,8 +18,7 @@ use serde_json::Value as Json;
 use super::avro_binary as binary;
 use super::generator::{join, Generator, Rule, RuleValue, Walk};
 use super::rules::{pick_len, random_uuid, FieldRules, Rules};
-use super::{RECORD_INVALID, SCHEMA_ERROR};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 
 /// Default share of nulls for optional fields without a `null` rule.
 pub const DEFAULT_NULL_RATIO: f64 = 0.1;
@@ -39,12 +38,12 @@ impl AvroSchema {
     pub fn parse(text: &str, origin: &str) -> Result<AvroSchema, EngineError> {
         let json: Json = serde_json::from_str(text).map_err(|e| {
             EngineError::new(
-                SCHEMA_ERROR,
+                Code::SchemaError,
                 format!("{origin}: not a JSON document ({e}); an Avro schema (.avsc) is JSON"),
             )
         })?;
         let schema = Schema::parse(&json)
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{origin}: not a valid Avro schema: {e}")))?;
+            .map_err(|e| EngineError::new(Code::SchemaError, format!("{origin}: not a valid Avro schema: {e}")))?;
         let mut names = HashMap::new();
         collect_names(&schema, &mut names);
         Ok(AvroSchema { schema, names, text: json.to_string() })
@@ -67,15 +66,19 @@ impl AvroSchema {
     /// Plain JSON values are accepted for unions (`"x"` or `null`, not Avro's `{"string": "x"}`).
     pub fn encode_json(&self, json: &str, out: &mut Vec<u8>) -> Result<(), EngineError> {
         let parsed: Json = serde_json::from_str(json).map_err(|e| {
-            EngineError::new(RECORD_INVALID, format!("the value is not JSON ({e}), so it cannot be encoded as Avro"))
+            EngineError::new(
+                Code::RecordInvalid,
+                format!("the value is not JSON ({e}), so it cannot be encoded as Avro"),
+            )
         })?;
         let value = from_json(parsed, &self.schema, self)?;
         self.write(&value, out)
     }
 
     fn write(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), EngineError> {
-        binary::value(out, value, &self.schema, self)
-            .map_err(|e| EngineError::new(RECORD_INVALID, format!("the record does not match the Avro schema: {e}")))
+        binary::value(out, value, &self.schema, self).map_err(|e| {
+            EngineError::new(Code::RecordInvalid, format!("the record does not match the Avro schema: {e}"))
+        })
     }
 
     /// Decodes one datum written with this schema to JSON (for assertions and for the user's eyes).
@@ -134,7 +137,10 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
             shown.truncate(80);
             shown.push('…');
         }
-        EngineError::new(RECORD_INVALID, format!("the record does not match the Avro schema: {shown} is not {what}"))
+        EngineError::new(
+            Code::RecordInvalid,
+            format!("the record does not match the Avro schema: {shown} is not {what}"),
+        )
     };
     let schema = all.resolve(schema);
     Ok(match (schema, json) {
@@ -155,7 +161,7 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
                         Some(d) => json_to_value(d.clone(), &f.schema, all).map_err(|e| prefix(e, &f.name))?,
                         None => {
                             return Err(EngineError::new(
-                                RECORD_INVALID,
+                                Code::RecordInvalid,
                                 format!(
                                 "the record does not match the Avro schema: field '{}' is missing and has no default",
                                 f.name
@@ -168,7 +174,7 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
             }
             if let Some(extra) = map.keys().next() {
                 return Err(EngineError::new(
-                    RECORD_INVALID,
+                    Code::RecordInvalid,
                     format!("the record does not match the Avro schema: it has no field '{extra}'"),
                 ));
             }
@@ -200,7 +206,7 @@ fn json_to_value(json: Json, schema: &Schema, all: &AvroSchema) -> Result<Value,
         (schema, json) => {
             // the scalar cases: let apache-avro convert and check (Long→Int, timestamps, bytes from text, ...)
             let shown = json.clone();
-            let generic = Value::try_from(json).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))?;
+            let generic = Value::try_from(json).map_err(|e| EngineError::new(Code::RecordInvalid, e.to_string()))?;
             let generic = match (schema, generic) {
                 (Schema::Bytes | Schema::Fixed(_), Value::String(s)) => Value::Bytes(s.into_bytes()),
                 (_, g) => g,
@@ -218,7 +224,7 @@ fn prefix(e: EngineError, field: &str) -> EngineError {
         &format!("the record does not match the Avro schema: field '{field}': "),
         1,
     );
-    EngineError::new(e.code, message)
+    EngineError::named(e.code, message)
 }
 
 /// Whether a JSON value can be a value of `schema` (to pick a union branch).
@@ -989,7 +995,7 @@ mod tests {
         assert!(back["previous"].is_null(), "the default fills a missing optional field: {back}");
 
         let bad = schema.encode_json(r#"{"id": "five"}"#, &mut Vec::new()).unwrap_err();
-        assert_eq!(bad.code, RECORD_INVALID);
+        assert_eq!(bad.code, Code::RecordInvalid);
         assert!(bad.message.contains("field 'id'"), "{}", bad.message);
         let missing = schema.encode_json(r#"{"id": 1}"#, &mut Vec::new()).unwrap_err();
         assert!(missing.message.contains("field 'code' is missing"), "{}", missing.message);
@@ -997,7 +1003,7 @@ mod tests {
 
     #[test]
     fn schema_errors_are_explained() {
-        assert_eq!(AvroSchema::parse("{", "x.avsc").err().unwrap().code, SCHEMA_ERROR);
+        assert_eq!(AvroSchema::parse("{", "x.avsc").err().unwrap().code, Code::SchemaError);
         let e = AvroSchema::parse(r#"{"type": "record", "name": "R"}"#, "x.avsc").err().unwrap();
         assert!(e.message.starts_with("x.avsc: not a valid Avro schema"), "{}", e.message);
     }

@@ -15,8 +15,7 @@ use serde_json::{Map, Number, Value as Json};
 
 use super::generator::{join, ruled, Generator, Plan, PlanError, Rule, RuleValue, Walk};
 use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules};
-use super::{RECORD_INVALID, SCHEMA_ERROR};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 
 /// Default share of absent (or null) optional properties without a `null` rule.
 pub const DEFAULT_NULL_RATIO: f64 = 0.1;
@@ -33,9 +32,9 @@ impl JsonSchemaDoc {
     /// Parses and compiles a JSON Schema text.
     pub fn parse(text: &str, origin: &str) -> Result<JsonSchemaDoc, EngineError> {
         let schema: Json = serde_json::from_str(text)
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{origin}: not a JSON document ({e})")))?;
+            .map_err(|e| EngineError::new(Code::SchemaError, format!("{origin}: not a JSON document ({e})")))?;
         let validator = jsonschema::validator_for(&schema)
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{origin}: not a valid JSON Schema: {e}")))?;
+            .map_err(|e| EngineError::new(Code::SchemaError, format!("{origin}: not a valid JSON Schema: {e}")))?;
         Ok(JsonSchemaDoc { text: schema.to_string(), schema, validator })
     }
 
@@ -52,9 +51,9 @@ impl JsonSchemaDoc {
     /// Validates a JSON text and appends it (compacted) to `out`.
     pub fn encode_json(&self, json: &str, out: &mut Vec<u8>) -> Result<(), EngineError> {
         let value: Json = serde_json::from_str(json)
-            .map_err(|e| EngineError::new(RECORD_INVALID, format!("the value is not JSON ({e})")))?;
-        self.check(&value).map_err(|e| EngineError::new(RECORD_INVALID, e))?;
-        serde_json::to_writer(out, &value).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))
+            .map_err(|e| EngineError::new(Code::RecordInvalid, format!("the value is not JSON ({e})")))?;
+        self.check(&value).map_err(|e| EngineError::new(Code::RecordInvalid, e))?;
+        serde_json::to_writer(out, &value).map_err(|e| EngineError::new(Code::RecordInvalid, e.to_string()))
     }
 
     /// Parses and validates a payload.
@@ -162,7 +161,7 @@ impl JsonGenerator {
     /// The next record as JSON text appended to `out`.
     pub fn next_into(&mut self, _doc: &JsonSchemaDoc, out: &mut Vec<u8>) -> Result<(), EngineError> {
         let value = self.next_record();
-        serde_json::to_writer(out, &value).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))
+        serde_json::to_writer(out, &value).map_err(|e| EngineError::new(Code::RecordInvalid, e.to_string()))
     }
 }
 
@@ -496,7 +495,7 @@ mod tests {
     fn json_values_are_validated() {
         let doc = JsonSchemaDoc::parse(CUSTOMER, "customer.json").unwrap();
         let e = doc.encode_json(r#"{"id": 0}"#, &mut Vec::new()).unwrap_err();
-        assert_eq!(e.code, RECORD_INVALID);
+        assert_eq!(e.code, Code::RecordInvalid);
         assert!(e.message.contains("does not match the JSON Schema"), "{}", e.message);
         let ok = r#"{"id": 3, "email": "a@b.c", "tier": "gold", "since": "2026-01-01T00:00:00Z", "tags": ["ab"], "address": {"city": "X"}}"#;
         let mut out = Vec::new();

@@ -39,33 +39,12 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 use avro::{AvroGenerator, AvroSchema};
 use json_schema::{JsonGenerator, JsonSchemaDoc};
 use protobuf::{ProtoGenerator, ProtoSchema};
 use registry::{RegistryClient, RegistryConfig};
 use rules::Rules;
-
-/// Code of a schema that cannot be read, parsed or compiled.
-pub const SCHEMA_ERROR: &str = "SCHEMA_ERROR";
-/// Code of a record (e.g. JMeter's JSON value) that does not match the schema.
-pub const RECORD_INVALID: &str = "RECORD_INVALID";
-/// Code of a record the consumer could not decode (no header, unknown layout, bad bytes).
-pub const DECODE_ERROR: &str = "DECODE_ERROR";
-/// Code of a decoded record whose asserted field has another value.
-pub const ASSERTION_FAILED: &str = "ASSERTION_FAILED";
-/// Code of a registry that cannot be reached (connection, DNS, TLS, timeout).
-pub const REGISTRY_UNREACHABLE: &str = "REGISTRY_UNREACHABLE";
-/// Code of a registry that refused our credentials (HTTP 401/403).
-pub const REGISTRY_AUTH_FAILED: &str = "REGISTRY_AUTH_FAILED";
-/// Code of any other unexpected registry answer.
-pub const REGISTRY_ERROR: &str = "REGISTRY_ERROR";
-/// Code of a subject (or version) the registry does not have.
-pub const SUBJECT_NOT_FOUND: &str = "SUBJECT_NOT_FOUND";
-/// Code of a schema (or id) the registry does not have.
-pub const SCHEMA_NOT_FOUND: &str = "SCHEMA_NOT_FOUND";
-/// Code of a schema the registry refused as incompatible (HTTP 409).
-pub const SCHEMA_INCOMPATIBLE: &str = "SCHEMA_INCOMPATIBLE";
 
 /// The producer's schema settings (beside `value.mode` / `key.mode`), for the sampler's list of own keys.
 pub const PRODUCER_KEYS: &[&str] = &[
@@ -160,9 +139,10 @@ impl Format {
             "AVRO" => Ok(Format::Avro),
             "JSON" => Ok(Format::JsonSchema),
             "PROTOBUF" => Ok(Format::Protobuf),
-            other => {
-                Err(EngineError::new(SCHEMA_ERROR, format!("the registry's schema type '{other}' is not supported")))
-            }
+            other => Err(EngineError::new(
+                Code::SchemaError,
+                format!("the registry's schema type '{other}' is not supported"),
+            )),
         }
     }
 }
@@ -546,7 +526,7 @@ impl RecordEncoder {
                     )
                 })?;
                 let text = std::str::from_utf8(raw).map_err(|_| {
-                    EngineError::new(RECORD_INVALID, "the sample's value is not UTF-8 text, so not JSON")
+                    EngineError::new(Code::RecordInvalid, "the sample's value is not UTF-8 text, so not JSON")
                 })?;
                 schema.encode_json(text, out)
             }
@@ -616,7 +596,7 @@ impl FieldAssertion {
             Ok(())
         } else {
             Err(EngineError::new(
-                ASSERTION_FAILED,
+                Code::AssertionFailed,
                 format!("field '{}' is {actual}, expected {}", self.path.join("."), self.expected),
             ))
         }
@@ -707,7 +687,7 @@ impl RecordDecoder {
     /// Decodes one record: header, schema by id, payload. Failures are `DECODE_ERROR` (or the
     /// registry's codes when the id does not resolve).
     pub fn decode(&mut self, bytes: &[u8]) -> Result<Decoded, EngineError> {
-        let bad = |why: String| EngineError::new(DECODE_ERROR, why);
+        let bad = |why: String| EngineError::new(Code::DecodeError, why);
         if let Some(schema) = &self.fixed {
             let record = schema
                 .decode(bytes)
@@ -813,7 +793,10 @@ mod tests {
         let record: Json = serde_json::json!({"customer": {"tier": "gold", "n": 3}});
         assert!(a.check(&record).is_ok());
         let e = FieldAssertion::parse("customer.n=4", "x").unwrap().check(&record).unwrap_err();
-        assert_eq!((e.code.as_str(), e.message.as_str()), (ASSERTION_FAILED, "field 'customer.n' is 3, expected 4"));
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            (Code::AssertionFailed.as_str(), "field 'customer.n' is 3, expected 4")
+        );
         assert!(FieldAssertion::parse("customer.missing=null", "x").unwrap().check(&record).is_ok());
     }
 }

@@ -97,7 +97,7 @@ impl ProtoSchema {
         compiler.include_imports(true);
         compiler
             .open_file(&name)
-            .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{path}: does not compile: {e}")))?;
+            .map_err(|e| EngineError::new(Code::SchemaError, format!("{path}: does not compile: {e}")))?;
         let pool = compiler.descriptor_pool();
         let file_name = compiler.files().find(|f| !f.is_import()).map(|f| f.name().to_string()).unwrap_or(name);
         Ok(ProtoSchema { message: pick(&pool, &file_name, message, path)?, text })
@@ -114,7 +114,7 @@ impl ProtoSchema {
         let pool = compile_text(text, origin)?;
         let file = pool.get_file_by_name(REGISTRY_FILE).expect("the compiled file is in its pool");
         let missing =
-            || EngineError::new(super::DECODE_ERROR, format!("{origin} has no message at index path {indexes:?}"));
+            || EngineError::new(Code::DecodeError, format!("{origin} has no message at index path {indexes:?}"));
         let first = *indexes.first().ok_or_else(missing)?;
         let mut message = file.messages().nth(usize::try_from(first).map_err(|_| missing())?).ok_or_else(missing)?;
         for i in &indexes[1..] {
@@ -170,11 +170,11 @@ impl ProtoSchema {
             .and_then(|m| de.end().map(|_| m))
             .map_err(|e| {
                 EngineError::new(
-                    RECORD_INVALID,
+                    Code::RecordInvalid,
                     format!("the record does not match the Protobuf message {}: {e}", self.record_name()),
                 )
             })?;
-        message.encode(out).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))
+        message.encode(out).map_err(|e| EngineError::new(Code::RecordInvalid, e.to_string()))
     }
 
     /// Decodes a message (the index path already removed) to JSON with proto field names.
@@ -196,9 +196,9 @@ fn compile_text(text: &str, origin: &str) -> Result<DescriptorPool, EngineError>
     resolver.add(GoogleFileResolver::new());
     let mut compiler = protox::Compiler::with_file_resolver(resolver);
     compiler.include_imports(true);
-    compiler
-        .open_file(REGISTRY_FILE)
-        .map_err(|e| EngineError::new(SCHEMA_ERROR, format!("{origin}: the Protobuf schema does not compile: {e}")))?;
+    compiler.open_file(REGISTRY_FILE).map_err(|e| {
+        EngineError::new(Code::SchemaError, format!("{origin}: the Protobuf schema does not compile: {e}"))
+    })?;
     Ok(compiler.descriptor_pool())
 }
 
@@ -214,7 +214,7 @@ fn pick(
         None => file
             .messages()
             .next()
-            .ok_or_else(|| EngineError::new(SCHEMA_ERROR, format!("{origin} declares no message"))),
+            .ok_or_else(|| EngineError::new(Code::SchemaError, format!("{origin} declares no message"))),
         Some(name) => pool
             .get_message_by_name(name)
             .or_else(|| {
@@ -292,7 +292,7 @@ impl ProtoGenerator {
     /// The next message, encoded, appended to `out`.
     pub fn next_into(&mut self, _schema: &ProtoSchema, out: &mut Vec<u8>) -> Result<(), EngineError> {
         let message = self.next_record();
-        message.encode(out).map_err(|e| EngineError::new(RECORD_INVALID, e.to_string()))
+        message.encode(out).map_err(|e| EngineError::new(Code::RecordInvalid, e.to_string()))
     }
 }
 
@@ -608,13 +608,13 @@ message Other { string x = 1; }
     #[test]
     fn errors_are_explained() {
         let e = ProtoSchema::from_text("syntax = \"proto3\"; message {", "x.proto", None).err().unwrap();
-        assert_eq!(e.code, SCHEMA_ERROR);
+        assert_eq!(e.code, Code::SchemaError);
         assert!(e.message.starts_with("x.proto: the Protobuf schema does not compile"), "{}", e.message);
         let e = ProtoSchema::from_text(ORDER, "x.proto", Some("Nope")).err().unwrap();
         assert!(e.message.contains("no message 'Nope'; its messages are: shop.Order, shop.Other"), "{}", e.message);
         let schema = ProtoSchema::from_text(ORDER, "x.proto", None).unwrap();
         let e = schema.encode_json(r#"{"id": "x1"}"#, &mut Vec::new()).unwrap_err();
-        assert_eq!(e.code, RECORD_INVALID);
+        assert_eq!(e.code, Code::RecordInvalid);
         let e = ProtoGenerator::new(&schema, &Rules::parse("status = fixed(LOST)", "r").unwrap(), "r").err().unwrap();
         assert!(e.message.contains("'LOST' is not a value of enum shop.Status"), "{}", e.message);
     }

@@ -13,11 +13,8 @@ use base64::Engine as _;
 
 use serde_json::{json, Value as Json};
 
-use super::{
-    Format, REGISTRY_AUTH_FAILED, REGISTRY_ERROR, REGISTRY_UNREACHABLE, SCHEMA_INCOMPATIBLE, SCHEMA_NOT_FOUND,
-    SUBJECT_NOT_FOUND,
-};
-use crate::error::EngineError;
+use super::Format;
+use crate::error::{Code, EngineError};
 
 /// How to reach a registry.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -133,7 +130,7 @@ impl RegistryClient {
             match answer {
                 (200, json) => Ok(RegisteredSchema { id: id_of(&json, &self.shown)?, text: text.to_string(), format }),
                 (409, json) => Err(EngineError::new(
-                    SCHEMA_INCOMPATIBLE,
+                    Code::SchemaIncompatible,
                     format!(
                         "the schema registry at {} refused the schema for subject '{subject}' as incompatible with its \
                          earlier versions (HTTP 409: {}); change the schema compatibly, or the subject's compatibility setting",
@@ -142,7 +139,7 @@ impl RegistryClient {
                     ),
                 )),
                 (422, json) => Err(EngineError::new(
-                    REGISTRY_ERROR,
+                    Code::RegistryError,
                     format!(
                         "the schema registry at {} refused the schema for subject '{subject}' as invalid (HTTP 422: {})",
                         self.shown,
@@ -165,7 +162,7 @@ impl RegistryClient {
                 (200, json) => Ok(RegisteredSchema { id: id_of(&json, &self.shown)?, text: text.to_string(), format }),
                 (404, json) if error_code(&json) == Some(40401) => Err(self.subject_missing(subject)),
                 (404, json) => Err(EngineError::new(
-                    SCHEMA_NOT_FOUND,
+                    Code::SchemaNotFound,
                     format!(
                         "the schema is not registered under subject '{subject}' at {} ({}); register it, or set \
                          auto.register.schemas=true",
@@ -193,7 +190,7 @@ impl RegistryClient {
                     Ok(RegisteredSchema { id: id_of(&json, &self.shown)?, text, format })
                 }
                 (404, json) if error_code(&json) == Some(40402) => Err(EngineError::new(
-                    SUBJECT_NOT_FOUND,
+                    Code::SubjectNotFound,
                     format!(
                         "subject '{subject}' has no version '{version}' at {}; use a version it has, or latest",
                         self.shown
@@ -216,7 +213,7 @@ impl RegistryClient {
                 Ok(RegisteredSchema { id, text, format })
             }
             (404, _) => Err(EngineError::new(
-                SCHEMA_NOT_FOUND,
+                Code::SchemaNotFound,
                 format!("the record's schema id {id} is unknown to the schema registry at {}", self.shown),
             )),
             (status, json) => Err(self.unexpected(status, &json, &format!("reading schema id {id}"))),
@@ -263,7 +260,7 @@ impl RegistryClient {
         };
         let mut response = result.map_err(|e| {
             EngineError::new(
-                REGISTRY_UNREACHABLE,
+                Code::RegistryUnreachable,
                 format!(
                     "cannot reach the schema registry at {}: {}; check schema.registry.url{}",
                     self.shown,
@@ -288,7 +285,7 @@ impl RegistryClient {
         let json = serde_json::from_str(&text).unwrap_or(Json::String(text));
         if status == 401 || status == 403 {
             return Err(EngineError::new(
-                REGISTRY_AUTH_FAILED,
+                Code::RegistryAuthFailed,
                 format!(
                     "the schema registry at {} refused the request (HTTP {status}); check schema.registry.username and \
                      schema.registry.password",
@@ -301,7 +298,7 @@ impl RegistryClient {
 
     fn subject_missing(&self, subject: &str) -> EngineError {
         EngineError::new(
-            SUBJECT_NOT_FOUND,
+            Code::SubjectNotFound,
             format!(
                 "subject '{subject}' does not exist in the schema registry at {}; register a schema under it first, \
                  or set auto.register.schemas=true",
@@ -312,7 +309,7 @@ impl RegistryClient {
 
     fn unexpected(&self, status: u16, json: &Json, doing: &str) -> EngineError {
         EngineError::new(
-            REGISTRY_ERROR,
+            Code::RegistryError,
             format!("the schema registry at {} answered HTTP {status} when {doing}: {}", self.shown, message_of(json)),
         )
     }
@@ -328,7 +325,10 @@ fn schema_body(format: Format, text: &str) -> Json {
 
 fn id_of(json: &Json, shown: &str) -> Result<u32, EngineError> {
     json.get("id").and_then(Json::as_u64).and_then(|id| u32::try_from(id).ok()).ok_or_else(|| {
-        EngineError::new(REGISTRY_ERROR, format!("the schema registry at {shown} answered without a schema id: {json}"))
+        EngineError::new(
+            Code::RegistryError,
+            format!("the schema registry at {shown} answered without a schema id: {json}"),
+        )
     })
 }
 
@@ -425,7 +425,7 @@ mod tests {
         let mut c = config("http://bob:s3cret@127.0.0.1:9/apis/ccompat/v7");
         c.password = Some("s3cret".into());
         let e = RegistryClient::new(&c).unwrap().by_id(12345).unwrap_err();
-        assert_eq!(e.code, REGISTRY_UNREACHABLE);
+        assert_eq!(e.code, Code::RegistryUnreachable);
         assert!(e.message.contains("http://127.0.0.1:9/apis/ccompat/v7"), "{}", e.message);
         assert!(!e.message.contains("s3cret") && !e.message.contains("bob"), "{}", e.message);
     }
@@ -471,7 +471,7 @@ mod tests {
                 || request.contains("Authorization: Basic YWxpY2U6cGE1NQ=="),
             "{request}"
         );
-        assert_eq!(e.code, REGISTRY_AUTH_FAILED);
+        assert_eq!(e.code, Code::RegistryAuthFailed);
         assert!(!e.message.contains("pa55"), "{}", e.message);
     }
 }

@@ -5,8 +5,7 @@
 //! The Protobuf index path is a zig-zag varint count followed by zig-zag varint indexes; the most common
 //! path `[0]` (the file's first message) is written as a single `0` byte.
 
-use super::DECODE_ERROR;
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 
 /// The first byte of every framed record.
 pub const MAGIC: u8 = 0;
@@ -40,18 +39,19 @@ pub struct Framed<'a> {
 pub fn read_header(bytes: &[u8]) -> Result<Framed<'_>, EngineError> {
     match bytes {
         [MAGIC, a, b, c, d, payload @ ..] => Ok(Framed { id: u32::from_be_bytes([*a, *b, *c, *d]), payload }),
-        [] => Err(EngineError::new(DECODE_ERROR, "the record is empty: no schema registry header (magic byte 0 + schema id)")),
+        [] => Err(EngineError::new(Code::DecodeError, "the record is empty: no schema registry header (magic byte 0 + schema id)")),
         [first, ..] if *first != MAGIC => Err(EngineError::new(
-            DECODE_ERROR,
+            Code::DecodeError,
             format!("the record does not start with the magic byte 0 but with {first}: not written with a schema registry serializer"),
         )),
-        _ => Err(EngineError::new(DECODE_ERROR, format!("the record has only {} bytes: too short for the magic byte and a 4-byte schema id", bytes.len()))),
+        _ => Err(EngineError::new(Code::DecodeError, format!("the record has only {} bytes: too short for the magic byte and a 4-byte schema id", bytes.len()))),
     }
 }
 
 /// Reads a Protobuf message index path from the start of `payload`; returns it and the rest.
 pub fn read_message_indexes(payload: &[u8]) -> Result<(Vec<i32>, &[u8]), EngineError> {
-    let bad = || EngineError::new(DECODE_ERROR, "the Protobuf message index list after the schema id is malformed");
+    let bad =
+        || EngineError::new(Code::DecodeError, "the Protobuf message index list after the schema id is malformed");
     let (count, mut rest) = read_zigzag(payload).ok_or_else(bad)?;
     if count == 0 {
         return Ok((vec![0], rest));

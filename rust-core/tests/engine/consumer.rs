@@ -1,14 +1,15 @@
 //! The consumer engine and the lag monitor against the real broker: exactly-once consumption by a group, static
 //! assignment without rebalances, end-to-end latency, the sequence check, the lag verdict.
 
+use kafka_native::error::Code;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::common::{self, bootstrap, consumer_settings, new_topic, open_consumer, open_producer, pairs, send_all};
 
 use kafka_native::consumer::{ConsumerHandle, PollOutcome};
+use kafka_native::lag::LagMonitor;
 use kafka_native::lag::{parse_lag, LagSettings};
-use kafka_native::lag::{LagMonitor, GROUP_NOT_FOUND, LAG_GROWING};
 use kafka_native::producer::SampleInput;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::DefaultProducerContext;
@@ -285,14 +286,14 @@ fn lag_is_end_minus_committed_per_partition() {
     let mut monitor = LagMonitor::open(lag_settings(&topic, &group, &[])).unwrap();
     let mut e = monitor.sample().error.unwrap();
     for _ in 0..2 {
-        if e.code == GROUP_NOT_FOUND {
+        if e.code == Code::GroupNotFound {
             break;
         }
         // A loaded broker may answer a first group lookup with a transient error: that sample fails, the next reads.
         eprintln!("transient lag error, retrying: {e}");
         e = monitor.sample().error.unwrap();
     }
-    assert_eq!(e.code, GROUP_NOT_FOUND, "{e}");
+    assert_eq!(e.code, Code::GroupNotFound, "{e}");
     assert!(e.message.contains(&format!("consumer group '{group}' does not exist")), "{e}");
     let e = LagMonitor::open(lag_settings("no-such-topic-kafka-native", &group, &[])).unwrap().sample().error.unwrap();
     assert_eq!(e.code, "UNKNOWN_TOPIC_OR_PART", "{e}");
@@ -331,7 +332,7 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
         verdicts.push(monitor.sample());
     }
     let failed: Vec<_> = verdicts.iter().filter_map(|o| o.error.as_ref()).collect();
-    assert!(!failed.is_empty() && failed.iter().all(|e| e.code == LAG_GROWING), "{verdicts:?}");
+    assert!(!failed.is_empty() && failed.iter().all(|e| e.code == Code::LagGrowing), "{verdicts:?}");
     assert!(verdicts[0].error.is_none() && verdicts[3].error.is_some(), "{verdicts:?}");
 
     // Keeping up: everything produced is consumed before the next sample.

@@ -166,7 +166,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
      * The response code of the one sample that says the engine does not load in this JVM (another OS or CPU, a
      * missing or broken library): the plan is fine, the machine is not a load generator.
      */
-    public static final String ENGINE_UNAVAILABLE = "ENGINE_UNAVAILABLE";
+    public static final String ENGINE_UNAVAILABLE = Codes.ENGINE_UNAVAILABLE;
 
     private final Kind<R> kind;
 
@@ -305,7 +305,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
                     + " and did not load in this JVM (" + (e.getMessage() != null ? e.getMessage() : e.toString())
                     + "); plans can be built and edited here, run them on a Linux x86_64 load generator");
         } catch (RuntimeException e) {
-            setupError = new EngineError("CONFIG_ERROR", e.getMessage() != null ? e.getMessage() : e.toString());
+            setupError = new EngineError(Codes.CONFIG_ERROR, e.getMessage() != null ? e.getMessage() : e.toString());
         }
         if (setupError != null) {
             removePreviousSummaryAfterFailure();
@@ -377,7 +377,7 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         }
         synchronized (sendLock) {
             if (handle == 0) {
-                result.fail(new EngineError("CLOSED", "the " + kind.noun + " is already closed (the test is ending)"));
+                result.fail(new EngineError(Codes.CLOSED, "the " + kind.noun + " is already closed (the test is ending)"));
                 return result;
             }
             try {

@@ -56,7 +56,7 @@ public class ConsumerSampleResult extends KafkaSampleResult {
         if (error == null) {
             setSuccessful(true);
             if (records == 0) {
-                setResponseCode("EMPTY");
+                setResponseCode(Codes.EMPTY);
                 setResponseMessage("no record within " + pollTimeoutMs + " ms (poll.timeout.ms)");
             } else {
                 setResponseCode("OK");
@@ -67,7 +67,7 @@ public class ConsumerSampleResult extends KafkaSampleResult {
             setSuccessful(false);
             setResponseCode(error.code());
             // CONTENT_MISMATCH's message counts the sample's records itself ("3 of 3 records do not contain ...").
-            boolean selfContained = records == 0 || error.code().equals("CONTENT_MISMATCH");
+            boolean selfContained = records == 0 || error.code().equals(Codes.CONTENT_MISMATCH);
             setResponseMessage(selfContained ? error.message() : summary(out) + "; " + error.message());
             setResponseData(data + "\n" + error.code() + ": " + error.message(), StandardCharsets.UTF_8.name());
         }

@@ -150,7 +150,7 @@ public class KafkaConnection extends AbstractTestElement
         }
         Registered found = REGISTERED.get(wanted);
         if (found == null) {
-            throw new EngineException("CONFIG_ERROR", "connection: no Kafka Connection named '" + wanted + "' in the"
+            throw new EngineException(Codes.CONFIG_ERROR, "connection: no Kafka Connection named '" + wanted + "' in the"
                     + " plan (it has " + (REGISTERED.isEmpty() ? "none" : String.join(", ", REGISTERED.keySet()))
                     + "); add one (Add > Config Element > Kafka Connection) in scope of " + sampler
                     + ", or set the sampler's Connection to its name");

@@ -34,7 +34,7 @@ public class LagSampleResult extends KafkaSampleResult {
         EngineError error = lag.error();
         String partitions = lag.partitions() == null ? "" : lag.partitions();
         // A growing lag is still a reading; a missing group or topic is not.
-        reading = error == null || error.code().equals("LAG_GROWING");
+        reading = error == null || error.code().equals(Codes.LAG_GROWING);
         String text = "lag " + out[TOTAL_LAG] + " (growth " + String.format(Locale.ROOT, "%+d",
                 out[GROWTH]) + ", growing " + out[GROWING_WINDOWS] + " sample(s) in a row): "
                 + partitions;

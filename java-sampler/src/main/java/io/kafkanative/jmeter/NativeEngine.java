@@ -28,6 +28,15 @@ final class NativeEngine extends NativeDeclarations {
      */
     static native String[] settingNames(String name);
 
+    /** Every response code of the engine's catalogue: a test checks {@link Codes} against it. */
+    static native String[] codes();
+
+    /**
+     * The engine's defaults of the client {@code name} ("producer") that the Java side also shows or uses, as
+     * "name=value": a test checks the Java copies against them.
+     */
+    static native String[] defaults(String name);
+
     /**
      * Called once when the last handle of the test of the client {@code kind} ("producer" or "consumer") has closed:
      * returns the end-of-test report (the producer's kafka-producer-perf-test style line; the consumer's three
