@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-use crate::lag::{LagOutcome, LAG_GROWING};
+use crate::lag::LagOutcome;
 use crate::report_paths::{self, Input, Report};
 use crate::{baseline, junit, verdict};
 

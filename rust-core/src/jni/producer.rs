@@ -100,7 +100,7 @@ mod tests {
             bytes: 5,
             partition: 6,
             offset: 7,
-            error: Some(EngineError::new("X", "y")),
+            error: Some(EngineError::named("X".into(), "y")),
             transaction: crate::producer::transaction::TxnEnd::Aborted,
         };
         super::super::assert_layout(

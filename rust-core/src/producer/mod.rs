@@ -169,7 +169,7 @@ impl ProducerHandle {
                     bytes: 0,
                     partition: -1,
                     offset: -1,
-                    error: Some(EngineError::new(INTERRUPTED, "the test was stopped before the sample was sent")),
+                    error: Some(EngineError::new(Code::Interrupted, "the test was stopped before the sample was sent")),
                     transaction: TxnEnd::None,
                 };
             }
@@ -382,7 +382,7 @@ impl ProducerHandle {
         let undelivered = s.in_flight;
         // A stopped test's in-flight messages belong to the samples it interrupted, which the JTL marks INTERRUPTED:
         // the summary names them the same. After a normal end they are messages that outlived their sample.
-        let code = if timeout.is_zero() { crate::error::INTERRUPTED } else { "UNDELIVERED_AT_CLOSE" };
+        let code = if timeout.is_zero() { Code::Interrupted } else { "UNDELIVERED_AT_CLOSE" };
         for _ in 0..undelivered {
             s.totals.record_failure(code);
         }

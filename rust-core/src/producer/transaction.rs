@@ -23,7 +23,7 @@ use super::shared::{transactional_id, KafkaProducer};
 use super::stats::{add_counters, new_histogram};
 use super::{ProducerHandle, SampleInput, SampleOutcome};
 use crate::client::settings::number;
-use crate::error::{error_name, EngineError};
+use crate::error::{Code, EngineError, error_name};
 
 /// The transaction settings of a producer (`transactional.id.prefix` set).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,7 +184,7 @@ pub(super) fn explain(e: &KafkaError, what: &str, id: &str, timeout: Duration) -
             ),
         )
     } else {
-        EngineError::new(error_name(code), format!("{what}: {e}"))
+        EngineError::named(error_name(code), format!("{what}: {e}"))
     };
     let fatality = if fenced || fatal {
         Fatality::Fatal
@@ -314,7 +314,7 @@ impl ProducerHandle {
         let timeout = self.settings.timeout;
         let id = transactional_id(&txn.settings.prefix, self.settings.thread_number);
         let Some(producer) = self.producer.clone() else {
-            return unsent(count, EngineError::new("CLOSED", "the producer is closed"));
+            return unsent(count, EngineError::new(Code::Closed, "the producer is closed"));
         };
         if let Some(e) = &txn.dead {
             return unsent(count, e.clone());

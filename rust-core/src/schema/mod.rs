@@ -366,7 +366,7 @@ impl ParsedSchema {
         }
         let limit = crate::files::Limit::fixed(crate::files::MAX_DOCUMENT);
         let text =
-            crate::files::read_text(path, "schema file", limit).map_err(|e| EngineError::new(SCHEMA_ERROR, e))?;
+            crate::files::read_text(path, "schema file", limit).map_err(|e| EngineError::new(Code::SchemaError, e))?;
         ParsedSchema::parse(format, &text, path, message)
     }
 

@@ -10,16 +10,13 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use prost::Message as _;
-use prost_reflect::{
-    DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, SerializeOptions, Value,
-};
+use prost_reflect::{DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, SerializeOptions, Value};
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 use serde_json::Value as Json;
 
 use super::generator::{join, Generator, Plan, PlanError, Rule, RuleValue, Walk};
 use super::rules::{pick_len, random_text, FieldRules, Rules, ValueRule};
-use super::{RECORD_INVALID, SCHEMA_ERROR};
-use crate::error::EngineError;
+use crate::error::{Code, EngineError};
 use crate::files;
 
 /// Default share of unset proto3 `optional` fields without a `null` rule.
@@ -86,7 +83,7 @@ impl ProtoSchema {
     /// the simple name when unique; default: the file's first message).
     pub fn from_file(path: &str, message: Option<&str>) -> Result<ProtoSchema, EngineError> {
         let limit = files::Limit::fixed(files::MAX_DOCUMENT);
-        let text = files::read_text(path, "schema file", limit).map_err(|e| EngineError::new(SCHEMA_ERROR, e))?;
+        let text = files::read_text(path, "schema file", limit).map_err(|e| EngineError::new(Code::SchemaError, e))?;
         let p = Path::new(path);
         let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -278,7 +278,7 @@ impl RegistryClient {
                 e => format!("an answer that could not be read ({e})"),
             };
             EngineError::new(
-                REGISTRY_ERROR,
+                Code::RegistryError,
                 format!("the schema registry at {} sent {why} (HTTP {status}); check schema.registry.url", self.shown),
             )
         })?;

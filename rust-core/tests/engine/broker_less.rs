@@ -3,10 +3,11 @@
 //! as the sampler drives it) across a group rebalance, a group coordinator move, a partition leader change and
 //! partition EOF events.
 
+use kafka_native::error::Code;
 use std::time::{Duration, Instant};
 
 use kafka_native::consumer::settings::parse_consumer;
-use kafka_native::consumer::{ConsumerHandle, PollOutcome, EMPTY};
+use kafka_native::consumer::{ConsumerHandle, PollOutcome};
 use kafka_native::producer::settings::parse;
 use kafka_native::producer::{ProducerHandle, SampleInput};
 use kafka_native::report::Run;
@@ -260,7 +261,7 @@ fn partition_eof_events_neither_fail_nor_shorten_a_sample() {
         }
         assert!(Instant::now() < until, "no EMPTY sample within 10 s");
     };
-    assert_eq!(e.code, EMPTY, "{e}");
+    assert_eq!(e.code, Code::Empty, "{e}");
     assert_eq!(e.message, "no record within 500 ms (poll.timeout.ms)");
     fail.close();
 

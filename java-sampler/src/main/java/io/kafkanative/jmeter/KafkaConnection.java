@@ -144,7 +144,7 @@ public class KafkaConnection extends AbstractTestElement
     static Registered lookup(String name, String sampler) {
         String wanted = name == null ? "" : name.trim();
         if (DUPLICATED.contains(wanted)) {
-            throw new EngineException("CONFIG_ERROR", "connection: the plan has more than one Kafka Connection named '"
+            throw new EngineException(Codes.CONFIG_ERROR, "connection: the plan has more than one Kafka Connection named '"
                     + wanted + "'; give each Connection its own name and set " + sampler
                     + "'s Connection to the one it should use");
         }

@@ -101,7 +101,7 @@ final class Verdict {
         }
         identify(kind, label, config);
         if (refused != null) {
-            throw new EngineException("CONFIG_ERROR", refused);
+            throw new EngineException(Codes.CONFIG_ERROR, refused);
         }
     }
 
