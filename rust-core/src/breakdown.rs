@@ -436,7 +436,7 @@ mod tests {
     fn parts_larger_than_the_whole_are_not_shown_as_a_breakdown() {
         // The three runs with full local queues: 3956.28 ms in the queue against a 3841.70 ms mean; a run where
         // nothing was acknowledged (mean 0) with 415.08 ms in the queue.
-        for (queue_us, mean_ms) in [(395_628, 3841.70), (41_508, 0.0)] {
+        for (queue_us, mean_ms) in [(3_956_280, 3841.70), (415_080, 0.0)] {
             let b = breakdown((queue_us * 10, 10), (40_000, 100), (1100, 100));
             let r = report(&b, Some(&knobs(0.0)), mean_ms, 2.0, 0).unwrap();
             assert_eq!((r.json["other_ms"].clone(), r.json["reconciled"].clone()), (Value::Null, json!(false)));
