@@ -91,6 +91,14 @@ codes! {
     SchemaIncompatible => "SCHEMA_INCOMPATIBLE",
     /// Messages still in flight when the producer was closed, counted in the summary.
     UndeliveredAtClose => "UNDELIVERED_AT_CLOSE",
+    /// The brokers did not answer (a transport failure) for longer than `timeout.ms`.
+    Transport => "TRANSPORT",
+    /// The transactional producer was fenced: another producer with the same `transactional.id` started.
+    Fenced => "FENCED",
+    /// The transaction did not complete within `transaction.timeout.ms`.
+    TxnTimedOut => "TXN_TIMED_OUT",
+    /// A transaction aborted on purpose (`transaction.abort.percent`): a successful sample.
+    Aborted => "ABORTED",
     /// This library did not load in the JVM (another platform): given by the Java elements, never by the engine.
     EngineUnavailable => "ENGINE_UNAVAILABLE",
 }

@@ -658,7 +658,7 @@ fn note_transient(
 /// The failure of an outage that outlasted `timeout.ms`; the next sample starts a new outage.
 fn outlasted(outage: &mut Outage, settings: &ConsumerSettings) -> EngineError {
     let took = outage.since.map_or(Duration::ZERO, |s| s.elapsed());
-    let mut e = outage.first.take().unwrap_or_else(|| EngineError::new("TRANSPORT", "the brokers do not answer"));
+    let mut e = outage.first.take().unwrap_or_else(|| EngineError::new(Code::Transport, "the brokers do not answer"));
     e.message = format!(
         "{} ({} error(s) in {} ms without a record, longer than timeout.ms {} ms): check that the brokers are up",
         e.message,

@@ -382,9 +382,9 @@ impl ProducerHandle {
         let undelivered = s.in_flight;
         // A stopped test's in-flight messages belong to the samples it interrupted, which the JTL marks INTERRUPTED:
         // the summary names them the same. After a normal end they are messages that outlived their sample.
-        let code = if timeout.is_zero() { Code::Interrupted } else { "UNDELIVERED_AT_CLOSE" };
+        let code = if timeout.is_zero() { Code::Interrupted } else { Code::UndeliveredAtClose };
         for _ in 0..undelivered {
-            s.totals.record_failure(code);
+            s.totals.record_failure(code.as_str());
         }
         if let (Some((_, pid)), Some(acked)) = (&self.audit_id, s.acked_seqs.take()) {
             s.totals.acked_seqs.insert(pid.clone(), acked);

@@ -23,7 +23,7 @@ use super::shared::{transactional_id, KafkaProducer};
 use super::stats::{add_counters, new_histogram};
 use super::{ProducerHandle, SampleInput, SampleOutcome};
 use crate::client::settings::number;
-use crate::error::{Code, EngineError, error_name};
+use crate::error::{error_name, Code, EngineError};
 
 /// The transaction settings of a producer (`transactional.id.prefix` set).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,7 +168,7 @@ pub(super) fn explain(e: &KafkaError, what: &str, id: &str, timeout: Duration) -
     );
     let err = if fenced {
         EngineError::new(
-            "FENCED",
+            Code::Fenced,
             format!(
                 "{what}: the producer with transactional.id '{id}' was fenced: another producer (another test with \
                  the same transactional.id.prefix) took over that id; this thread's producer cannot send any more. \
@@ -177,7 +177,7 @@ pub(super) fn explain(e: &KafkaError, what: &str, id: &str, timeout: Duration) -
         )
     } else if matches!(code, RDKafkaErrorCode::OperationTimedOut | RDKafkaErrorCode::RequestTimedOut) {
         EngineError::new(
-            "TXN_TIMED_OUT",
+            Code::TxnTimedOut,
             format!(
                 "{what} got no answer from the transaction coordinator within {} ms (timeout.ms): {e}",
                 timeout.as_millis()

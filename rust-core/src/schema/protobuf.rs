@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use prost::Message as _;
-use prost_reflect::{DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, SerializeOptions, Value};
+use prost_reflect::{
+    DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, SerializeOptions, Value,
+};
 use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 use serde_json::Value as Json;
 

@@ -264,6 +264,7 @@ fn partition_eof_events_neither_fail_nor_shorten_a_sample() {
     assert_eq!(e.code, Code::Empty, "{e}");
     assert_eq!(e.message, "no record within 500 ms (poll.timeout.ms)");
     fail.close();
+}
 
 #[test]
 fn messages_librdkafka_sends_again_are_counted_as_retries() {

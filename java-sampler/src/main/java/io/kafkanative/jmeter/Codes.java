@@ -22,6 +22,8 @@ final class Codes {
     static final String LAG_GROWING = "LAG_GROWING";
     /** A wait cut short by JMeter stopping the test. */
     static final String INTERRUPTED = "INTERRUPTED";
+    /** A transaction aborted on purpose ({@code transaction.abort.percent}): a successful sample. */
+    static final String ABORTED = "ABORTED";
     /** The engine did not load in this JVM (another platform): given by the Java elements themselves. */
     static final String ENGINE_UNAVAILABLE = "ENGINE_UNAVAILABLE";
 }

@@ -138,7 +138,7 @@ public class KafkaProducerSampler extends AbstractNativeSampler<KafkaSampleResul
             result.setSuccessful(true);
             long txn = out[TRANSACTION];
             // An aborted transaction is a successful sample (abort-path testing), told apart by its code.
-            result.setResponseCode(txn == TXN_ABORTED ? "ABORTED" : "OK");
+            result.setResponseCode(txn == TXN_ABORTED ? Codes.ABORTED : "OK");
             String lastAck = "partition " + out[PARTITION] + ", offset " + out[OFFSET];
             String acks = messages == 1 ? "acked: " + lastAck : messages + " acked, the last at " + lastAck;
             if (txn == TXN_COMMITTED) {

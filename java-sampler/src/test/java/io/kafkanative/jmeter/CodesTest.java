@@ -28,7 +28,7 @@ class CodesTest {
                 checked++;
             }
         }
-        assertEquals(7, checked, "Codes' constants");
+        assertEquals(8, checked, "Codes' constants");
     }
 
     @Test
