@@ -150,7 +150,7 @@ mod tests {
         let e = Template::parse("{seq}x{ts", "key", MESSAGE).unwrap_err();
         assert!(e.message.starts_with("key: '{seq}x{ts' has a { that is not closed (at character 7)"), "{}", e.message);
         assert!(
-            e.message.contains("use {seq}, {thread}, {uuid} or {timestamp}, or {{ for a literal {"),
+            e.message.contains("write {seq}, {thread}, {uuid} or {timestamp} (a placeholder), or {{ for a literal {"),
             "{}",
             e.message
         );

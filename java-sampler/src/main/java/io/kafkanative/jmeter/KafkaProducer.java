@@ -41,6 +41,7 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
             ElementSetting.text("recordSize", "record.size", "message", "1024"),
             ElementSetting.text("valueTemplate", "value.template", "message", ""),
             ElementSetting.edited("payloadFile", "payload.file", "message", "", FileEditor.class),
+            ElementSetting.text("payloadFileMaxBytes", "payload.file.max.bytes", "message", ""),
             ElementSetting.perSample("value", "message"),
             ElementSetting.choice("keyMode", "key.mode", "message", "none", Choices.KEY_MODE),
             ElementSetting.variable("key", "key", "message"),
@@ -79,7 +80,7 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
 
     // What JMeter sets before a sample (TestBeanHelper); the defaults are the table's.
     private String topic, timeoutMs, extraProperties, partition, topicCreate, topicPartitions, topicReplication,
-            valueMode, recordSize, valueTemplate, payloadFile, value, keyMode, key, headers, stampTime,
+            valueMode, recordSize, valueTemplate, payloadFile, payloadFileMaxBytes, value, keyMode, key, headers, stampTime,
             valueSchemaSubject, valueSchemaVersion, valueSchemaRules, valueSchemaRulesFile, valueSchemaInput,
             valueSubjectNameStrategy, keySchemaSubject, keySchemaVersion, keySchemaRules, keySchemaRulesFile, keySchemaInput,
             keySubjectNameStrategy, autoRegisterSchemas, policy, acks, retries, enableIdempotence, lingerMs, batchSize,

@@ -82,7 +82,9 @@ class KafkaSampleResultTest {
 
     private static KafkaSampleResult describe(EngineError error, long sent, long acked, long failed, long micros,
                                               long bytes, long partition, long offset) {
-        long[] out = {sent, acked, failed, micros, bytes, partition, offset, 0};
+        long[] out = new long[ResultLayout.Producer.OUT_LENGTH];
+        long[] filled = {sent, acked, failed, micros, bytes, partition, offset};
+        System.arraycopy(filled, 0, out, 0, filled.length);
         KafkaSampleResult result = new KafkaSampleResult();
         KafkaProducerSampler.describeSend(result, START, error, out);
         return result;

@@ -63,6 +63,9 @@ class ProducerParametersTest {
         expected.put("topic.partitions", "");
         expected.put("topic.replication", "");
         expected.put("target.rate", "");
+        expected.put("transactional.id.prefix", "");
+        expected.put("transaction.samples", "");
+        expected.put("transaction.abort.percent", "");
         expected.put("stamp.time", "false");
         expected.put("audit", "false");
         expected.put("extra.properties", "");
