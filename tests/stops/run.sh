@@ -10,7 +10,7 @@
 #   sigterm:   SIGTERM to JMeter mid-run: exit 143, the perf line printed and the summary JSON written from the
 #              shutdown hook (stopped, audit skipped with a note)
 #   paced:     StopTestNow while the threads wait for their target.rate slot: no sample is sent after the stop
-# Needs a built jar (scripts/build). Run it in a private network namespace:
+# Needs a built jar (scripts/build) and a broker (scripts/test runs it on its shared one), or a private namespace:
 #   unshare -n bash -c 'ip link set lo up && tests/stops/run.sh'
 # Ends with "N passed, N failed".
 set -uo pipefail
@@ -116,7 +116,7 @@ PY
 run_setup_failure() {
   local name="$1" start=$SECONDS
   shift
-  echo '{"acked": 1000, "failed": 0, "perf_line": "an old success"}' >"$out/$name-summary.json"
+  echo '{"_format": "kafka-native summary 1", "acked": 1000, "failed": 0, "perf_line": "an old success", "run_id": "old"}' >"$out/$name-summary.json"
   start_plan "$name" -Jthreads=200 -Jloops=100 -Jrampup=1 "$@"
   finish_plan "$name"
   echo $((SECONDS - start)) >"$out/$name.secs"
