@@ -95,11 +95,14 @@ def point_props(exp, point, records):
 
 def run_jmeter(plan, props, out_dir, name):
     """One JMeter run; returns (summary dict or None, exit code, seconds)."""
-    summary = os.path.join(out_dir, f"{name}-summary.json")
+    # Each report has its own file (the sampler refuses one path for both); the point is read from its plan's.
+    producer_summary = os.path.join(out_dir, f"{name}-summary.json")
+    consumer_summary = os.path.join(out_dir, f"{name}-consumer-summary.json")
+    summary = consumer_summary if plan == CONSUMER_PLAN else producer_summary
     cmd = ["scripts/jmeter", "-n", "-t", plan, "-l", os.path.join(out_dir, f"{name}.jtl"),
            "-j", os.path.join(out_dir, f"{name}.log")]
     cmd += [f"-J{k}={v}" for k, v in props.items()]
-    cmd += [f"-Jkafka.summary.file={summary}", f"-Jkafka.consumer.summary.file={summary}"]
+    cmd += [f"-Jkafka.summary.file={producer_summary}", f"-Jkafka.consumer.summary.file={consumer_summary}"]
     start = time.time()
     with open(os.path.join(out_dir, f"{name}.out"), "w") as out:
         rc = sh(cmd, stdout=out, stderr=subprocess.STDOUT).returncode
