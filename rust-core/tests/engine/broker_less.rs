@@ -148,6 +148,16 @@ fn poll_until(c: &mut ConsumerHandle, limit: Duration, done: impl Fn(&PollOutcom
     }
 }
 
+/// "Done" for [`poll_until`]: the first empty poll once `n` records were read (an empty poll before the group's
+/// assignment arrives is not the end of the partitions).
+fn after_all(n: u64) -> impl Fn(&PollOutcome) -> bool {
+    let seen = std::cell::Cell::new(0u64);
+    move |o| {
+        seen.set(seen.get() + o.records as u64);
+        seen.get() >= n && o.records == 0
+    }
+}
+
 fn last_few(outcomes: &[PollOutcome]) -> &[PollOutcome] {
     &outcomes[outcomes.len().saturating_sub(3)..]
 }
@@ -240,7 +250,7 @@ fn partition_eof_events_neither_fail_nor_shorten_a_sample() {
     // take for an error (nor for the end of the wait).
     let eof = [("enable.partition.eof", "true"), ("poll.timeout.ms", "500")];
     let mut drain = consumer(&c, "eof", "g-eof", &eof);
-    let read = poll_until(&mut drain, Duration::from_secs(10), |o| o.records == 0);
+    let read = poll_until(&mut drain, Duration::from_secs(10), after_all(10));
     assert_eq!(records(&read), 10);
     let empty = read.last().unwrap();
     assert!(empty.elapsed >= Duration::from_millis(500), "the EOF cut the wait short: {empty:?}");
@@ -249,7 +259,7 @@ fn partition_eof_events_neither_fail_nor_shorten_a_sample() {
 
     // At the end of the partitions, stop.on.empty ends the thread; fail.on.empty fails the sample as EMPTY.
     let mut stop = consumer(&c, "eof", "g-eof-stop", &[eof[0], eof[1], ("stop.on.empty", "true")]);
-    let last = poll_until(&mut stop, Duration::from_secs(10), |o| o.records == 0);
+    let last = poll_until(&mut stop, Duration::from_secs(10), after_all(10));
     assert!(last.last().unwrap().stop_thread, "{:?}", last_few(&last));
     stop.close();
     let mut fail = consumer(&c, "eof", "g-eof-fail", &[eof[0], eof[1], ("fail.on.empty", "true")]);
