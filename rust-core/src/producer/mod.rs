@@ -68,6 +68,23 @@ pub struct SampleOutcome {
     pub transaction: TxnEnd,
 }
 
+impl SampleOutcome {
+    /// A sample of `count` messages that sent none of them: all failed with `e`.
+    pub fn unsent(count: u32, e: EngineError) -> SampleOutcome {
+        SampleOutcome {
+            sent: count,
+            acked: 0,
+            failed: count,
+            elapsed: Duration::ZERO,
+            bytes: 0,
+            partition: -1,
+            offset: -1,
+            error: Some(e),
+            transaction: TxnEnd::None,
+        }
+    }
+}
+
 /// One JMeter thread's producer: owns its slot, payload generator and statistics.
 pub struct ProducerHandle {
     producer: Option<Arc<KafkaProducer>>,
@@ -161,17 +178,10 @@ impl ProducerHandle {
                 // A stop that came while the sample waited for its target.rate slot, or between two samples: the
                 // sample ends at once instead of sending (the flag used to be cleared here, which lost the stop).
                 s.interrupted = false;
-                return SampleOutcome {
-                    sent: count,
-                    acked: 0,
-                    failed: count,
-                    elapsed: Duration::ZERO,
-                    bytes: 0,
-                    partition: -1,
-                    offset: -1,
-                    error: Some(EngineError::new(Code::Interrupted, "the test was stopped before the sample was sent")),
-                    transaction: TxnEnd::None,
-                };
+                return SampleOutcome::unsent(
+                    count,
+                    EngineError::new(Code::Interrupted, "the test was stopped before the sample was sent"),
+                );
             }
             if let (Some(gap), None) = (gap, &self.pacer) {
                 s.totals.between_samples_us.saturating_record(gap.as_micros().max(1) as u64);

@@ -314,10 +314,10 @@ impl ProducerHandle {
         let timeout = self.settings.timeout;
         let id = transactional_id(&txn.settings.prefix, self.settings.thread_number);
         let Some(producer) = self.producer.clone() else {
-            return unsent(count, EngineError::new(Code::Closed, "the producer is closed"));
+            return SampleOutcome::unsent(count, EngineError::new(Code::Closed, "the producer is closed"));
         };
         if let Some(e) = &txn.dead {
-            return unsent(count, e.clone());
+            return SampleOutcome::unsent(count, e.clone());
         }
         if !txn.open {
             if let Err(e) = producer.txn(|p| p.begin_transaction()) {
@@ -325,7 +325,7 @@ impl ProducerHandle {
                 if fatality == Fatality::Fatal {
                     txn.dead = Some(err.clone());
                 }
-                return unsent(count, err);
+                return SampleOutcome::unsent(count, err);
             }
             txn.open = true;
         }
@@ -371,14 +371,7 @@ impl ProducerHandle {
             outcome.elapsed += took;
             match result {
                 Ok(()) => {
-                    let mut s = self.slot.lock();
-                    let s = &mut *s;
-                    if let (Some(pending), Some(acked)) = (&mut s.txn_seqs, &mut s.acked_seqs) {
-                        for seq in pending.drain(..) {
-                            acked.insert(seq);
-                        }
-                    }
-                    s.totals.transactions.get_or_insert_with(TxnTotals::default).record_commit(took, records);
+                    self.record_commit(took, records);
                     outcome.transaction = TxnEnd::Committed;
                     txn.ended();
                 }
@@ -423,6 +416,19 @@ impl ProducerHandle {
         }
     }
 
+    /// A commit the broker acknowledged: the transaction's messages become acknowledged (for the audit) and the
+    /// commit is counted with its time.
+    fn record_commit(&self, took: Duration, records: u64) {
+        let mut s = self.slot.lock();
+        let s = &mut *s;
+        if let (Some(pending), Some(acked)) = (&mut s.txn_seqs, &mut s.acked_seqs) {
+            for seq in pending.drain(..) {
+                acked.insert(seq);
+            }
+        }
+        s.totals.transactions.get_or_insert_with(TxnTotals::default).record_commit(took, records);
+    }
+
     fn count_failed(&self, txn: &mut Txn, records: u64) {
         let mut s = self.slot.lock();
         if let Some(pending) = &mut s.txn_seqs {
@@ -452,16 +458,7 @@ impl ProducerHandle {
         }
         let (result, took) = timed(|| producer.txn(|p| p.commit_transaction(timeout)));
         match result {
-            Ok(()) => {
-                let mut s = self.slot.lock();
-                let s = &mut *s;
-                if let (Some(pending), Some(acked)) = (&mut s.txn_seqs, &mut s.acked_seqs) {
-                    for seq in pending.drain(..) {
-                        acked.insert(seq);
-                    }
-                }
-                s.totals.transactions.get_or_insert_with(TxnTotals::default).record_commit(took, records);
-            }
+            Ok(()) => self.record_commit(took, records),
             Err(e) => {
                 let id = transactional_id(&txn.settings.prefix, self.settings.thread_number);
                 let (err, _) = explain(&e, "committing the last, partial transaction at close", &id, timeout);
@@ -470,21 +467,6 @@ impl ProducerHandle {
                 self.count_failed(&mut txn, records);
             }
         }
-    }
-}
-
-/// A sample that sent nothing, failed with `e`.
-fn unsent(count: u32, e: EngineError) -> SampleOutcome {
-    SampleOutcome {
-        sent: count,
-        acked: 0,
-        failed: count,
-        elapsed: Duration::ZERO,
-        bytes: 0,
-        partition: -1,
-        offset: -1,
-        error: Some(e),
-        transaction: TxnEnd::None,
     }
 }
 
