@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use kafka_native::audit::{self, AuditTarget, SeqSet};
 use kafka_native::client::settings::parse_property_list;
+use kafka_native::files;
 
 const USAGE: &str = "usage: scripts/audit --topic TOPIC (--run-id ID | --summary FILE) [--bootstrap HOST:PORT] \
 [--since EPOCH_MS] [--timeout-ms MS] [--property k=v]...
@@ -85,7 +86,7 @@ fn parse_args() -> Result<Args, String> {
 
 /// (run id, run start in epoch ms, acknowledged sequence numbers by producer) from a test's summary JSON.
 fn read_summary(path: &str) -> Result<(String, u64, BTreeMap<String, SeqSet>), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--summary: cannot read '{path}': {e}"))?;
+    let text = files::read_text(path, "--summary", files::Limit::fixed(files::MAX_DOCUMENT))?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("--summary: '{path}': {e}"))?;
     let run_id = json["run_id"].as_str().ok_or(format!("--summary: '{path}' has no run_id"))?.to_string();
     let acked = json["audit_acked"]

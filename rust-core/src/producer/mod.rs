@@ -297,10 +297,7 @@ impl ProducerHandle {
                     s.in_flight -= 1;
                     let mut err = slot::explain_size(EngineError::from_kafka(&e), bytes, false);
                     if err.code == Code::QueueFull {
-                        err.message = format!(
-                            "librdkafka's local queue stayed full for {} ms (max.block.ms / timeout.ms); the broker is not keeping up",
-                            self.settings.max_block.as_millis()
-                        );
+                        err.message = slot::explain_queue_full(&self.settings.client, bytes, self.settings.max_block);
                     }
                     return Err(err);
                 }

@@ -3,8 +3,9 @@
 //! serves its own producer) hands the broker's verdict to the ticket's [`Slot`], which counts it and wakes the
 //! waiting JMeter thread if it sleeps.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rdkafka::message::Message;
 use rdkafka::producer::{DeliveryResult, ProducerContext};
@@ -66,6 +67,28 @@ pub(super) fn explain_size(mut e: EngineError, bytes: usize, from_broker: bool) 
         };
     }
     e
+}
+
+/// Why librdkafka's local queue stayed full for `max_block`. Not always a slow broker: a message larger than the
+/// queue's byte bound can never enter it, and a queue bound below the batch size fills before anything is sent.
+pub(super) fn explain_queue_full(client: &BTreeMap<String, String>, bytes: usize, max_block: Duration) -> String {
+    // librdkafka's defaults (CONFIGURATION.md) when the plan does not set them.
+    let setting = |name: &str, default: u64| client.get(name).and_then(|v| v.trim().parse().ok()).unwrap_or(default);
+    let kbytes = setting("queue.buffering.max.kbytes", 1_048_576);
+    let messages = setting("queue.buffering.max.messages", 100_000);
+    if bytes as u64 > kbytes.saturating_mul(1024) {
+        return format!(
+            "a message of {bytes} bytes does not fit in librdkafka's local queue (queue.buffering.max.kbytes={kbytes}, \
+             Java's buffer.memory): raise queue.buffering.max.kbytes above the message size, or lower record.size"
+        );
+    }
+    format!(
+        "librdkafka's local queue (queue.buffering.max.messages={messages}, queue.buffering.max.kbytes={kbytes}) \
+         stayed full for {} ms (max.block.ms / timeout.ms): messages were enqueued faster than the brokers \
+         acknowledged them, or the queue is smaller than one sample's messages; lower messages.per.sample or \
+         threads, raise the queue bounds, or look at the brokers",
+        max_block.as_millis()
+    )
 }
 
 /// Travels with each message through librdkafka and comes back in the delivery callback.
@@ -172,6 +195,21 @@ mod tests {
 
     fn ticket(slot: &Arc<Slot>, sample: u64, seq: u64) -> Ticket {
         Ticket { slot: Arc::clone(slot), sample, seq, sent_at: Instant::now(), bytes: 10 }
+    }
+
+    #[test]
+    fn a_full_queue_names_the_bound_and_blames_the_broker_only_as_one_cause() {
+        let mut client = BTreeMap::new();
+        client.insert("queue.buffering.max.kbytes".to_string(), "64".to_string());
+        let too_big = explain_queue_full(&client, 70_000, Duration::from_millis(500));
+        assert!(too_big.starts_with("a message of 70000 bytes does not fit"), "{too_big}");
+        assert!(too_big.contains("queue.buffering.max.kbytes=64"), "{too_big}");
+        let full = explain_queue_full(&client, 1_000, Duration::from_millis(500));
+        assert!(full.contains("queue.buffering.max.messages=100000, queue.buffering.max.kbytes=64"), "{full}");
+        assert!(
+            full.contains("stayed full for 500 ms") && full.contains("smaller than one sample's messages"),
+            "{full}"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use serde_json::{json, Value as Json};
 
 use super::Format;
 use crate::error::{Code, EngineError};
+use crate::files;
 
 /// How to reach a registry.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -87,9 +88,8 @@ impl RegistryClient {
         // is used (native-tls looks in the usual places: /etc/ssl/certs and the like).
         let mut roots = ureq::tls::RootCerts::PlatformVerifier;
         if let Some(ca) = config.ca_file.as_deref().filter(|c| !c.is_empty()) {
-            let pem = std::fs::read(ca).map_err(|e| {
-                EngineError::config(format!("schema.registry.ssl.ca.location: cannot read '{ca}': {e}"))
-            })?;
+            let pem = files::read(ca, "schema.registry.ssl.ca.location", files::Limit::fixed(files::MAX_CERTIFICATE))
+                .map_err(EngineError::config)?;
             let certs: Vec<ureq::tls::Certificate<'static>> = ureq::tls::parse_pem(&pem)
                 .filter_map(|item| match item {
                     Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),

@@ -12,6 +12,7 @@ use kafka_native::lag::LagMonitor;
 use kafka_native::lag::{parse_lag, LagSettings};
 use kafka_native::producer::SampleInput;
 use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::mocking::MockCoordinator;
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
 use rdkafka::ClientConfig;
@@ -360,12 +361,13 @@ fn mock_consumer(
     cluster: &rdkafka::mocking::MockCluster<'static, DefaultProducerContext>,
     topic: &str,
     run: &std::sync::Arc<kafka_native::report::Run>,
+    group: &str,
     extra: &[(&str, &str)],
 ) -> ConsumerHandle {
     let mut pairs = vec![
         ("bootstrap.servers".to_string(), cluster.bootstrap_servers()),
         ("topic".to_string(), topic.to_string()),
-        ("group.id".to_string(), group("mock")),
+        ("group.id".to_string(), group.to_string()),
     ];
     pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let settings = kafka_native::consumer::settings::parse_consumer(&pairs).unwrap();
@@ -387,9 +389,15 @@ fn mock_produce(cluster: &rdkafka::mocking::MockCluster<'static, DefaultProducer
     }
 }
 
-/// Reads at most one small batch per fetch: the consumer is slow to get the records.
-const ONE_BATCH_AT_A_TIME: &[(&str, &str)] =
-    &[("queued.min.messages", "1"), ("fetch.message.max.bytes", "1"), ("fetch.wait.max.ms", "10")];
+/// Reads at most one small batch per fetch: the consumer is slow to get the records. Without a short
+/// fetch.queue.backoff.ms librdkafka waits its default 1 s after each fetch that fills the (1-record) queue, and the
+/// 40 records take longer than the test waits.
+const ONE_BATCH_AT_A_TIME: &[(&str, &str)] = &[
+    ("queued.min.messages", "1"),
+    ("fetch.message.max.bytes", "1"),
+    ("fetch.wait.max.ms", "10"),
+    ("fetch.queue.backoff.ms", "10"),
+];
 
 #[test]
 fn an_empty_poll_while_the_leader_is_down_does_not_stop_the_thread_and_every_record_is_read() {
@@ -401,7 +409,11 @@ fn an_empty_poll_while_the_leader_is_down_does_not_stop_the_thread_and_every_rec
     let run = kafka_native::report::Run::new();
     let mut extra = vec![("max.records", "2"), ("poll.timeout.ms", "300"), ("stop.on.empty", "true")];
     extra.extend_from_slice(ONE_BATCH_AT_A_TIME);
-    let mut c = mock_consumer(&cluster, topic, &run, &extra);
+    // The group's coordinator is not the broker that goes down: a coordinator move would stall the group for the
+    // session timeout (45 s), which is another test's subject.
+    let group = group("mock");
+    cluster.coordinator(MockCoordinator::Group(group.clone()), 3).unwrap();
+    let mut c = mock_consumer(&cluster, topic, &run, &group, &extra);
     let mut read = 0;
     while read < 4 {
         let o = c.poll();
@@ -452,7 +464,8 @@ fn a_thread_that_ends_short_of_the_end_names_the_partition_with_its_offsets() {
     cluster.create_topic(topic, 1, 1).unwrap();
     mock_produce(&cluster, topic, 10);
     let run = kafka_native::report::Run::new();
-    let mut c = mock_consumer(&cluster, topic, &run, &[("max.records", "3"), ("poll.timeout.ms", "2000")]);
+    let mut c =
+        mock_consumer(&cluster, topic, &run, &group("mock"), &[("max.records", "3"), ("poll.timeout.ms", "2000")]);
     let mut read = 0;
     while read == 0 {
         read = c.poll().records;
