@@ -2,10 +2,13 @@
 """Checks a consumer/end-to-end run the way a user reads it: the JTL (CSV) and the engine's JSON summaries.
 
 Usage: check.py JTL [--consumer-summary F] [--producer-summary F] [--records N] [--match-producer]
-                    [--no-rebalance] [--latency-below-ms MS] [--lag ok|growing] [--codes CODE,...]
+                    [--no-rebalance] [--rebalanced N] [--ended-within S]
+                    [--latency-below-ms MS] [--lag ok|growing] [--codes CODE,...]
   --records N          the consumers consumed exactly N records (summary and JTL agree)
   --match-producer     consumed records == the producers' acked count (exactly once, nothing lost)
   --no-rebalance       the consumer summary counts no rebalance
+  --rebalanced N       the consumer summary counts at least N rebalances (group assignments)
+  --ended-within S     the consume samples span at most S seconds (the threads stopped by themselves)
   --latency-below-ms   end-to-end latency: p50 > 0 and p99 below MS
   --lag ok             every lag sample passed and the kafka.lag column holds numbers, the last one 0
   --lag growing        at least one lag sample failed with LAG_GROWING
@@ -30,7 +33,9 @@ def main():
     ap.add_argument("--records", type=int)
     ap.add_argument("--match-producer", action="store_true")
     ap.add_argument("--no-rebalance", action="store_true")
+    ap.add_argument("--rebalanced", type=int, metavar="N", help="the consumer summary counts at least N rebalances")
     ap.add_argument("--latency-below-ms", type=float)
+    ap.add_argument("--ended-within", type=float, metavar="S", help="first to last consume sample within S seconds")
     ap.add_argument("--lag", choices=["ok", "growing"])
     ap.add_argument("--codes", default="OK,EMPTY")
     args = ap.parse_args()
@@ -68,6 +73,15 @@ def main():
         figures.append(f"producers acked {producer['acked']}")
     if args.no_rebalance and summary["rebalances"] != 0:
         fail(f"{summary['rebalances']} rebalances with static assignment")
+    if args.rebalanced is not None:
+        if summary["rebalances"] < args.rebalanced:
+            fail(f"{summary['rebalances']} rebalances counted, expected at least {args.rebalanced}")
+        figures.append(f"{summary['rebalances']} rebalances, rebalance.time.ms {summary['perf']['rebalance.time.ms']}")
+    if args.ended_within is not None:
+        span = (max(int(r["timeStamp"]) + int(r["elapsed"]) for r in consume) - min(int(r["timeStamp"]) for r in consume)) / 1000
+        if span > args.ended_within:
+            fail(f"the consumers read for {span:.0f} s, expected their threads to stop within {args.ended_within:.0f} s")
+        figures.append(f"threads done in {span:.0f} s")
     if args.latency_below_ms is not None:
         e2e = summary["e2e_latency_us"]
         if not e2e["count"] or e2e["p50"] <= 0 or e2e["p99"] / 1000 >= args.latency_below_ms:

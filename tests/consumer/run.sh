@@ -41,6 +41,17 @@ throughput() {
       --records "$records" --no-rebalance
 }
 
+# The KIP-848 group protocol: 3 threads join the group, the broker assigns the 6 partitions, every record is read
+# once (offsets committed after each sample, so a partition that moves is read on from where it was left), and a
+# drained thread leaves the group at once, so its partitions reach the others and every thread stops well before
+# the thread group's 120 s.
+kip848() {
+  run_plan kip848 jmeter-plans/consumer-throughput.jmx -Jkafka.topic="$prepared" -Jthreads=3 -Jassignment=subscribe \
+    -Jgroup.protocol=consumer -Jcommit=sync -Jpoll.timeout.ms=2000 -Jduration=120 &&
+    python3 tests/consumer/check.py "$out/kip848.jtl" --consumer-summary "$out/kip848-consumer.json" \
+      --records "$records" --rebalanced 2 --ended-within 60
+}
+
 # Producers, consumers and the lag monitor in one plan: every acked message consumed once, latency sane, lag 0.
 keeping_up() {
   run_plan keeping-up jmeter-plans/end-to-end.jmx -Jduration=12 -Jdrain=8 -Jlag.delay=3 -Jlag.interval.ms=1500 \
@@ -71,6 +82,7 @@ if ! prepare; then
 fi
 check "consumer-throughput, 1 thread: all $records records, perf-test columns, no rebalance" throughput 1
 check "consumer-throughput, 3 threads on 6 partitions: all $records records, no rebalance" throughput 3
+check "KIP-848 consumer protocol, 3 threads subscribed: all $records records once, assignments counted" kip848
 check "end-to-end: consumed = acked exactly once, sequence checked, latency sane, lag OK and back to 0" keeping_up
 check "end-to-end throttled consumer: lag verdict LAG_GROWING" throttled
 check "bad consumer parameter: one clear failed sample, test stopped" bad_config

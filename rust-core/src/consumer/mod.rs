@@ -166,6 +166,8 @@ pub struct ConsumerHandle {
     pending_error: Option<EngineError>,
     /// The last empty poll found a partition short of its end: logged once until the thread drains or reads on.
     not_drained_logged: bool,
+    /// What closing said, when the consumer left the group as soon as it was drained (`stop.on.empty`).
+    closed_note: Option<String>,
 }
 
 /// A run of transient errors, from the first until a record arrives or the brokers answer again.
@@ -254,6 +256,7 @@ impl ConsumerHandle {
             outage: Outage::default(),
             pending_error: None,
             not_drained_logged: false,
+            closed_note: None,
         })
     }
 
@@ -418,6 +421,16 @@ impl ConsumerHandle {
             }
             _ => (0, self.static_partitions.len() as u32),
         };
+        if stop_thread && self.settings.assignment == Assignment::Subscribe && self.consumer.is_some() {
+            // A drained member that stays in the group keeps its partitions from the others until the test ends
+            // (with the KIP-848 protocol they are never moved while it no longer polls): it leaves now.
+            let note = self.close();
+            log::info!(
+                "{}: read to the end: it leaves the group so that its partitions go to the others; {note}",
+                self.label
+            );
+            self.closed_note = Some(note);
+        }
         PollOutcome {
             records: sample.records,
             bytes: sample.bytes,
@@ -438,7 +451,7 @@ impl ConsumerHandle {
     /// (librdkafka commits the last offsets itself with commit=auto). Safe to call twice.
     pub fn close(&mut self) -> String {
         if self.consumer.is_none() {
-            return "already closed".to_string();
+            return self.closed_note.clone().unwrap_or_else(|| "already closed".to_string());
         }
         let mut commit_note = String::new();
         if self.settings.commit == Commit::Sync && self.uncommitted {
@@ -518,11 +531,20 @@ impl ConsumerHandle {
     /// A query that fails (the leader is moving) means "not drained": the thread reads on.
     fn drained(&mut self) -> bool {
         let Some(consumer) = self.consumer.as_ref() else { return true };
+        let deadline = Instant::now() + self.settings.timeout;
         let Some(held) = self.held() else {
-            self.log_not_drained(format_args!("it has not joined the group yet"));
+            // A member the group gives no partition (more threads than partitions) may never see an assignment
+            // with the KIP-848 protocol: it is done when the group has committed every partition to its end.
+            if self.group_read_to_end(consumer, deadline) {
+                log::info!(
+                    "{}: holds no partition and the group has read the topic to its end: the thread stops",
+                    self.label
+                );
+                return true;
+            }
+            self.log_not_drained(format_args!("it holds no partition yet"));
             return false;
         };
-        let deadline = Instant::now() + self.settings.timeout;
         for p in held {
             let left = deadline.saturating_duration_since(Instant::now());
             match consumer.fetch_watermarks(&self.settings.topic, p, left) {
@@ -547,6 +569,33 @@ impl ConsumerHandle {
             log::info!("{}: all partitions read to their end offsets: the thread stops (stop.on.empty)", self.label);
         }
         true
+    }
+
+    /// Every partition of the topic has the group's committed offset at its end offset (asked of the brokers).
+    fn group_read_to_end(&self, consumer: &BaseConsumer<ConsumerCtx>, deadline: Instant) -> bool {
+        let topic = &self.settings.topic;
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let Ok(metadata) = consumer.fetch_metadata(Some(topic), left()) else { return false };
+        let Some(partitions) =
+            metadata.topics().first().map(|t| t.partitions().iter().map(|p| p.id()).collect::<Vec<_>>())
+        else {
+            return false;
+        };
+        let mut tpl = TopicPartitionList::new();
+        for p in &partitions {
+            tpl.add_partition(topic, *p);
+        }
+        let Ok(committed) = consumer.committed_offsets(tpl, left()) else { return false };
+        !partitions.is_empty()
+            && partitions.iter().all(|p| {
+                let at = committed.find_partition(topic, *p).and_then(|e| e.offset().to_raw());
+                match (at, consumer.fetch_watermarks(topic, *p, left())) {
+                    (Some(at), Ok((_, high))) => at >= high,
+                    // Nothing committed: done only if the partition holds nothing to read.
+                    (None, Ok((low, high))) => low >= high,
+                    (_, Err(_)) => false,
+                }
+            })
     }
 
     fn log_not_drained(&mut self, why: std::fmt::Arguments<'_>) {

@@ -133,6 +133,7 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
         }
     };
     let check_regex = sampler.get("check.regex").map(|r| check_regex(r)).transpose()?;
+    check_protocol(&client)?;
     consumer_defaults(&mut client, commit);
     librdkafka_conf::validate(&client, &candidates(&own_keys))?;
     let value_decode = DecoderSettings::parse(&sampler, Role::Value)?;
@@ -185,11 +186,40 @@ fn check_regex(regex: &str) -> Result<Regex, EngineError> {
         .map_err(|e| EngineError::config(format!("check.regex: '{regex}' is not a valid Java regular expression: {e}")))
 }
 
+/// `group.protocol=consumer`: the KIP-848 group protocol, in which the broker assigns the partitions.
+fn consumer_protocol(client: &BTreeMap<String, String>) -> bool {
+    client.get("group.protocol").is_some_and(|p| p.trim() == "consumer")
+}
+
+/// Settings of the classic group protocol that the KIP-848 protocol moves to the broker: librdkafka refuses them
+/// with `group.protocol=consumer` in words that do not say what to do.
+fn check_protocol(client: &BTreeMap<String, String>) -> Result<(), EngineError> {
+    if !consumer_protocol(client) {
+        return Ok(());
+    }
+    let broker_side = [
+        ("session.timeout.ms", "group.consumer.session.timeout.ms"),
+        ("heartbeat.interval.ms", "group.consumer.heartbeat.interval.ms"),
+        ("partition.assignment.strategy", "group.remote.assignor (uniform or range) on the client"),
+        ("group.protocol.type", "nothing: the protocol has one type"),
+    ];
+    match broker_side.iter().find(|(k, _)| client.contains_key(*k)) {
+        Some((key, instead)) => Err(EngineError::config(format!(
+            "{key} is a setting of the classic group protocol; with group.protocol=consumer (KIP-848) the broker \
+             decides it (instead: {instead}); remove {key} or set group.protocol=classic"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Defaults chosen for load tests: read what the producers wrote (earliest), tolerate slow samplers (45 s session),
 /// and commit as the `commit` mode says (explicit librdkafka settings are respected).
 fn consumer_defaults(client: &mut BTreeMap<String, String>, commit: Commit) {
     client.entry("auto.offset.reset".into()).or_insert_with(|| "earliest".into());
-    client.entry("session.timeout.ms".into()).or_insert_with(|| "45000".into());
+    // With the KIP-848 protocol the broker owns the session timeout (group.consumer.session.timeout.ms).
+    if !consumer_protocol(client) {
+        client.entry("session.timeout.ms".into()).or_insert_with(|| "45000".into());
+    }
     client.entry("client.id".into()).or_insert_with(|| "jmeter-kafka-native-consumer".into());
     client.insert("enable.auto.commit".into(), (commit == Commit::Auto).to_string());
     // Offsets of returned records are stored for the commits; with commit=none nothing is stored.
@@ -310,6 +340,22 @@ mod tests {
 
     fn err(items: &[(&str, &str)]) -> String {
         parse_consumer(&pairs(items)).unwrap_err().message
+    }
+
+    #[test]
+    fn the_kip848_protocol_gets_no_session_timeout_and_refuses_classic_settings() {
+        let s = parse_consumer(&pairs(&[("group.protocol", "consumer"), ("group.remote.assignor", "range")])).unwrap();
+        assert!(!s.client.contains_key("session.timeout.ms"), "{:?}", s.client);
+        assert_eq!(s.client["group.remote.assignor"], "range");
+        let classic = parse_consumer(&pairs(&[("group.protocol", "classic")])).unwrap();
+        assert_eq!(classic.client["session.timeout.ms"], "45000");
+        let m = err(&[("group.protocol", "consumer"), ("session.timeout.ms", "10000")]);
+        assert!(m.starts_with("session.timeout.ms is a setting of the classic group protocol"), "{m}");
+        assert!(m.contains("group.consumer.session.timeout.ms") && m.contains("group.protocol=classic"), "{m}");
+        let m = err(&[("group.protocol", "consumer"), ("partition.assignment.strategy", "range")]);
+        assert!(m.contains("group.remote.assignor"), "{m}");
+        let m = err(&[("group.protocol", "kip848")]);
+        assert!(m.contains("group.protocol"), "{m}");
     }
 
     #[test]

@@ -184,6 +184,20 @@ fn subscribe_mode_joins_the_group_and_counts_the_rebalance() {
     assert!(report.contains("1 rebalance(s)") || report.contains("rebalance(s) taking"), "{report}");
 }
 
+#[test]
+fn the_kip848_consumer_protocol_joins_reads_everything_and_counts_the_assignment() {
+    require_broker!();
+    let (topic, group, acked) = filled_topic("kip848", 2, 1, 50);
+    let mut c = open_consumer(&topic, &group, &[("assignment", "subscribe"), ("group.protocol", "consumer")]);
+    let outcomes = consume(&mut c, acked, Duration::from_secs(30));
+    assert!(outcomes.iter().all(|o| o.error.is_none()), "{:?}", first_error(&outcomes));
+    assert_eq!(records(&outcomes), acked);
+    let last = outcomes.last().unwrap();
+    assert!(last.rebalances >= 1 && last.assigned == 2, "{last:?}");
+    let report = c.close();
+    assert!(report.contains("rebalance"), "{report}");
+}
+
 /// Writes messages with hand-made audit headers: (pid, seq) pairs, None = no headers at all.
 fn produce_raw(topic: &str, items: &[Option<(&str, u64)>]) {
     let p: ThreadedProducer<DefaultProducerContext> =

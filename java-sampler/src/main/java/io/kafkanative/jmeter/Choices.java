@@ -21,6 +21,7 @@ final class Choices {
     static final List<String> PREFLIGHT = List.of("fail", "warn", "off");
     /** The named assignments; a partition list (0,1,2 or 0-5) is typed into the same field. */
     static final List<String> ASSIGNMENT = List.of("all", "subscribe");
+    static final List<String> GROUP_PROTOCOL = List.of("classic", "consumer");
     static final List<String> COMMIT = List.of("auto", "sync", "none");
     static final List<String> OFFSET_RESET = List.of("earliest", "latest", "error");
     static final List<String> SECURITY_PROTOCOL = List.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");

@@ -29,11 +29,12 @@ final class ConsumerParameters {
             TOPIC,
             GROUP,
             parameter("assignment", "all"),           // all | 0,1,2 | 0-5 (static, split across threads) | subscribe
+            parameter("group.protocol", "classic"),   // classic | consumer (KIP-848: the broker assigns, Kafka 4.0+)
             parameter("commit", "auto"),              // auto | sync (after each sample) | none
             parameter("max.records", "500"),
             parameter(POLL_TIMEOUT_MS, String.valueOf(DEFAULT_POLL_TIMEOUT_MS)),
             parameter("auto.offset.reset", "earliest"),
-            parameter("session.timeout.ms", "45000"),
+            parameter("session.timeout.ms", ""),      // classic protocol only; blank: 45000
             parameter("fail.on.empty", "false"),
             parameter("stop.on.empty", "false"),
             parameter("check.sequence", "false"),     // kn.seq increases per producer and partition (audit=true)

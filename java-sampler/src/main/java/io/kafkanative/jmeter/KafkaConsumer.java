@@ -31,11 +31,12 @@ public class KafkaConsumer extends KafkaRecordsElement<KafkaConsumerSampler> {
             ElementSetting.text("topic", "topic", "topic", "jmeter-kafka-native"),
             ElementSetting.text("groupId", "group.id", "topic", "jmeter-kafka-native"),
             ElementSetting.choice("assignment", "assignment", "topic", "all", Choices.ASSIGNMENT),
+            ElementSetting.choice("groupProtocol", "group.protocol", "topic", "classic", Choices.GROUP_PROTOCOL),
             ElementSetting.choice("autoOffsetReset", "auto.offset.reset", "topic", "earliest", Choices.OFFSET_RESET),
             ElementSetting.choice("commit", "commit", "delivery", "auto", Choices.COMMIT),
             ElementSetting.text("maxRecords", "max.records", "delivery", "500"),
             ElementSetting.text("pollTimeoutMs", "poll.timeout.ms", "timing", "1000"),
-            ElementSetting.text("sessionTimeoutMs", "session.timeout.ms", "timing", "45000"),
+            ElementSetting.text("sessionTimeoutMs", "session.timeout.ms", "timing", ""),
             ElementSetting.text("timeoutMs", "timeout.ms", "timing", "5000"),
             ElementSetting.choice("failOnEmpty", "fail.on.empty", "checks", "false", Choices.BOOLEAN),
             ElementSetting.choice("stopOnEmpty", "stop.on.empty", "checks", "false", Choices.BOOLEAN),
@@ -51,8 +52,8 @@ public class KafkaConsumer extends KafkaRecordsElement<KafkaConsumerSampler> {
     }
 
     // What JMeter sets before a sample (TestBeanHelper); the defaults are the table's.
-    private String topic, timeoutMs, extraProperties, groupId, assignment, autoOffsetReset, commit, maxRecords,
-            pollTimeoutMs, sessionTimeoutMs, failOnEmpty, stopOnEmpty, checkSequence, checkRegex, valueDecode,
+    private String topic, timeoutMs, extraProperties, groupId, assignment, groupProtocol, autoOffsetReset, commit,
+            maxRecords, pollTimeoutMs, sessionTimeoutMs, failOnEmpty, stopOnEmpty, checkSequence, checkRegex, valueDecode,
             valueAssert, keyDecode, keyAssert, valueSchemaFile, valueSchemaMessage, valueSchemaFraming, keySchemaFile,
             keySchemaMessage, keySchemaFraming, schemaRegistryUrl, schemaRegistryUsername, schemaRegistryPassword,
             schemaRegistrySslCaLocation, schemaRegistryTimeoutMs;

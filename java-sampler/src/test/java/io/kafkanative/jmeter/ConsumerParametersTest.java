@@ -21,7 +21,7 @@ class ConsumerParametersTest {
 
     @Test
     void guiTablesListTheParametersInOrder() {
-        assertEquals(List.of("bootstrap.servers", "topic", "group.id", "assignment", "commit", "max.records",
+        assertEquals(List.of("bootstrap.servers", "topic", "group.id", "assignment", "group.protocol", "commit", "max.records",
                 "poll.timeout.ms", "auto.offset.reset", "session.timeout.ms", "fail.on.empty", "stop.on.empty",
                 "check.sequence", "check.regex", "value.decode", "value.assert", "value.schema.file",
                 "schema.registry.url", "schema.registry.username", "schema.registry.password",
