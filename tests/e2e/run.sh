@@ -66,6 +66,28 @@ print("oversized ok:", rows[0]["responseMessage"])
 PY
 }
 
+# XML results (output_format=xml): every Kafka sample is a <sample> row that JMeter can read back, a batch sample
+# counts its messages (sc) and its failed messages (ec); JMeter logs no "Error trying to record a sample".
+xml_results() {
+  local topic="e2e-xml-$RANDOM$RANDOM"
+  run_plan xml -Jkafka.topic="$topic" -Jthreads=2 -Jloops=5 -Jmessages.per.sample=3 -Jrecord.size=2000000 \
+    -Jjmeter.save.saveservice.output_format=xml >/dev/null
+  if grep -q "Error trying to record a sample" "$out/xml.log"; then
+    grep -m 3 -A 2 "Error trying to record a sample" "$out/xml.log"
+    return 1
+  fi
+  python3 - "$out/xml.jtl" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+rows = list(ET.parse(sys.argv[1]).getroot())
+assert len(rows) == 10, f"{len(rows)} rows: {[r.tag for r in rows][:3]}"
+assert all(r.tag == "sample" for r in rows), rows[0].tag
+bad = [r.attrib for r in rows if (r.get("s"), r.get("rc"), r.get("sc"), r.get("ec")) != ("false", "MSG_SIZE_TOO_LARGE", "3", "3")]
+assert not bad, bad[0]
+print("xml ok: 10 <sample> rows, each 3 messages (sc) and 3 failed (ec):", rows[0].get("rm"))
+PY
+}
+
 # The pre-flight check warns (once) when threads outnumber the topic's partitions, and the test still runs.
 preflight_warns() {
   local topic="e2e-few-$RANDOM$RANDOM"
@@ -151,6 +173,7 @@ PY
 check "baseline plan: 1000 rows OK = summary = topic, dashboard written" baseline
 check "batch mode, audited: 100,000 messages = JTL counts = summary = audit = topic" batch_audit
 check "oversized messages: 10 failures, each MSG_SIZE_TOO_LARGE, counted exactly" oversized
+check "XML results: every sample a <sample> row with its messages and failures counted" xml_results
 check "pre-flight warns once when threads outnumber partitions" preflight_warns
 check "JMeter evaluates value (value.mode=jmeter), key and headers for every sample (100 distinct of each in the topic)" per_sample_value
 check "bad parameter: one clear failed sample, test stopped" bad_config

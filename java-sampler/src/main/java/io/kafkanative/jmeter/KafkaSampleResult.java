@@ -16,6 +16,10 @@ public class KafkaSampleResult extends SampleResult {
 
     private static final long serialVersionUID = 1L;
 
+    static {
+        XmlResults.register();
+    }
+
     private int failedMessages;
 
     public KafkaSampleResult() {
