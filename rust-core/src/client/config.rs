@@ -109,13 +109,30 @@ where
         }
         None => None,
     };
-    let client: T = client_config(&props)
-        .create_with_context(context)
-        .map_err(|e| EngineError::config(format!("the {what} could not be created: {}", redact_kafka(&e))))?;
+    let client: T = client_config(&props).create_with_context(context).map_err(|e| {
+        let why = redact_kafka(&e);
+        EngineError::config(format!("the {what} could not be created: {why}{}", tls_hint(&why)))
+    })?;
     if let Some(token) = first {
         super::oauth::hand_over(&client, &token)?;
     }
     Ok(client)
+}
+
+/// What OpenSSL's words mean for the client's TLS files (librdkafka loads them when the client is created).
+fn tls_hint(why: &str) -> &'static str {
+    if why.contains("key values mismatch") {
+        "; the client key (ssl.key.location) does not match the client certificate (ssl.certificate.location)"
+    } else if why.contains("ssl.key.location") {
+        // OpenSSL says "PEM lib" or "bad decrypt" both for a wrong password and for a file that is no key
+        "; the client key could not be read: ssl.key.location must be a PEM private key and, when it is encrypted, ssl.key.password its password (wrong or missing)"
+    } else if why.contains("ssl.ca.location") {
+        "; ssl.ca.location must be a PEM file of CA certificates (-----BEGIN CERTIFICATE-----)"
+    } else if why.contains("ssl.certificate.location") {
+        "; ssl.certificate.location must be a PEM file with the client's certificate"
+    } else {
+        ""
+    }
 }
 
 /// The candidate closest to `key` by edit distance, if it is close enough to be a likely typo.
