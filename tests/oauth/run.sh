@@ -119,6 +119,19 @@ first_ack() {
   echo "JMeter start to first acknowledged sample: OIDC $(cat "$out/oidc-first.first") ms (SASL_PLAINTEXT), $(cat "$out/oidc-ssl.first") ms (SASL_SSL); SCRAM-SHA-512 $(cat "$out/scram.first") ms"
 }
 
+# Producers, consumers (a group), the lag monitor and the audit's read-back in one plan, every client on tokens:
+# every acked message consumed once, lag ok, each client kind served by the shared token.
+end_to_end() {
+  q e2e "${OIDC[@]}" "$SECRET"
+  scripts/jmeter -n -t jmeter-plans/end-to-end.jmx -q "$out/e2e.properties" -Jkafka.bootstrap="$KAFKA_OAUTH_BOOTSTRAP" \
+    -l "$out/e2e.jtl" -j "$out/e2e.log" -Jjmeter.save.saveservice.output_format=csv -Jsample_variables=kafka.lag \
+    -Jkafka.summary.file="$out/e2e-producer.json" -Jkafka.consumer.summary.file="$out/e2e-consumer.json" \
+    -Jduration=12 -Jdrain=8 -Jlag.delay=3 -Jlag.interval.ms=1500 -Jproducer.samples.per.minute=3000 >"$out/e2e.out" 2>&1 &&
+    python3 tests/consumer/check.py "$out/e2e.jtl" --consumer-summary "$out/e2e-consumer.json" \
+      --producer-summary "$out/e2e-producer.json" --match-producer --no-rebalance --latency-below-ms 5000 --lag ok &&
+    grep -E '^oauth: ' "$out/e2e.out"
+}
+
 unreachable() {
   q unreachable "${OIDC[@]/#sasl.oauthbearer.token.endpoint.url=*/sasl.oauthbearer.token.endpoint.url=http://127.0.0.1:1/token}" "$SECRET"
   bad_run unreachable "$KAFKA_OAUTH_BOOTSTRAP"
@@ -213,6 +226,7 @@ if [[ -n "${OAUTH_CHECKS:-}" ]]; then
 fi
 check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers" long_run
 check "OIDC over SASL_SSL; time to the first acknowledged sample, OIDC against SCRAM" first_ack
+check "producers, consumers, lag monitor and audit in one plan, all on tokens" end_to_end
 check "token endpoint unreachable: TOKEN_ERROR within seconds" unreachable
 check "token endpoint not http(s): CONFIG_ERROR" not_http
 check "token endpoint answers HTML: TOKEN_ERROR that says so" html_answer
