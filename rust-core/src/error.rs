@@ -49,8 +49,11 @@ codes! {
     UnknownTopicOrPart => "UNKNOWN_TOPIC_OR_PART",
     /// The topic has fewer partitions than the test needs.
     TooFewPartitions => "TOO_FEW_PARTITIONS",
-    /// The broker refused the credentials.
+    /// The broker refused the credentials (or the identity provider refused the client's id and secret).
     Authentication => "AUTHENTICATION",
+    /// The identity provider gave no access token (OAUTHBEARER with OIDC): unreachable, refused the scope, or
+    /// answered something else than a token.
+    TokenError => "TOKEN_ERROR",
     /// A librdkafka error without a code of its own.
     KafkaError => "KAFKA_ERROR",
     /// A handle used after close (the test is ending).

@@ -183,6 +183,9 @@ impl LagMonitor {
     }
 
     fn read(&self) -> Result<Vec<PartitionLag>, EngineError> {
+        // The monitor's consumer reads no records, so nothing else serves its queue: librdkafka's events (an
+        // OAUTHBEARER token refresh among them) are handled here, once per sample, without waiting.
+        let _ = self.consumer.poll(Duration::ZERO);
         let s = &self.settings;
         let servers = servers(&s.client);
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);

@@ -194,6 +194,13 @@ impl Run {
         };
         let mut value = serde_json::to_value(&json).expect("summaries have string keys only");
         value["test"] = self.judgement.identity();
+        // OAUTHBEARER/OIDC: the tokens the run needed, and whether refreshing them ever failed.
+        if let Some(oauth) = crate::client::oauth::summary() {
+            value["oauth"] = oauth;
+        }
+        if let Some(line) = crate::client::oauth::summary_line() {
+            text = format!("{text}\n{line}");
+        }
         self.judgement.remember_summary(crate::judgement::Section::Producer, &value, path);
         if let Some(path) = path {
             write_json(path, &value, "kafka.summary.file")?;
@@ -224,6 +231,9 @@ impl Run {
         };
         let mut value = serde_json::to_value(&json).expect("summaries have string keys only");
         value["test"] = self.judgement.identity();
+        if let Some(oauth) = crate::client::oauth::summary() {
+            value["oauth"] = oauth;
+        }
         self.judgement.remember_summary(crate::judgement::Section::Consumer, &value, path);
         if let Some(path) = path {
             write_json(path, &value, "kafka.consumer.summary.file")?;

@@ -105,3 +105,31 @@ pid_alive() {
 port_open() {
   (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
 }
+
+# java_major JAVA: the feature version of that java (17, 21, 25, ...), empty when it does not run.
+java_major() {
+  local version
+  version="$("$1" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n1)" || true
+  printf '%s\n' "${version%%.*}"
+}
+
+# java_at_least MIN LABEL PREFERRED_HOME ENV_NAME: print a java of version MIN or newer — PREFERRED_HOME, JAVA_HOME,
+# java on PATH, then the JDKs under /usr/lib/jvm (the newest first). Kafka and JMeter are content with 17, so the
+# system default is often too old for the Quarkus servers (registry, Keycloak); ENV_NAME is named in the error.
+java_at_least() {
+  local min="$1" label="$2" preferred="$3" env_name="$4" candidates=() c major tried=() jdk
+  [[ -n "$preferred" ]] && candidates+=("$preferred/bin/java")
+  [[ -n "${JAVA_HOME:-}" ]] && candidates+=("$JAVA_HOME/bin/java")
+  command -v java >/dev/null 2>&1 && candidates+=("$(command -v java)")
+  while IFS= read -r jdk; do candidates+=("$jdk/bin/java"); done < <(find /usr/lib/jvm -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort -rV)
+  for c in "${candidates[@]}"; do
+    [[ -x "$c" ]] || continue
+    major="$(java_major "$c")"
+    if [[ "$major" =~ ^[0-9]+$ && "$major" -ge "$min" ]]; then
+      printf '%s\n' "$c"
+      return 0
+    fi
+    tried+=("$c (${major:-?})")
+  done
+  die "$label needs Java $min or newer; found only: ${tried[*]:-no java at all}. Install one (e.g. apt-get install -y openjdk-21-jdk-headless) or set $env_name to its folder"
+}

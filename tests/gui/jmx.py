@@ -22,7 +22,8 @@ import xml.etree.ElementTree as ET
 
 KAFKA_ELEMENTS = {"io.kafkanative.jmeter." + n for n in ("KafkaConnection", "KafkaProducer", "KafkaConsumer", "KafkaLagMonitor")}
 # the form's groups (ElementSetting's group names), each titled by "<group>.displayName" in the Resources
-GROUPS = {"topic", "message", "schema", "delivery", "timing", "checks", "client", "cluster", "security", "verdict"}
+GROUPS = {"topic", "message", "schema", "delivery", "timing", "checks", "client", "cluster", "security", "oauth", "tls",
+          "verdict"}
 RESOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../java-sampler/src/main/resources")
 
 
@@ -62,7 +63,7 @@ def bean_form_check(e, form_file):
     for key in texts:
         if key.endswith(".shortDescription") and texts[key[: -len(".shortDescription")] + ".displayName"] + ":" not in labels:
             problems.append(f"no label for the setting {key[: -len('.shortDescription')]}")
-    secret = [n for n in texts if n.endswith(".shortDescription") and n.split(".")[0].lower().endswith("password")]
+    secret = [n for n in texts if n.endswith(".shortDescription") and n.split(".")[0].lower().endswith(("password", "secret"))]
     if passwords != len(secret):
         problems.append(f"{passwords} password field(s), the element has {len(secret)} password setting(s)")
     for name, value in settings(e).items():

@@ -12,7 +12,9 @@ use rdkafka::error::KafkaError;
 use rdkafka::types::RDKafkaConfRes;
 use rdkafka::ClientConfig;
 
+use super::context::HasClientCtx;
 use super::limits::{clip, ECHO};
+use super::oauth::NativeClient;
 use super::settings::{is_secret, shown};
 use crate::error::{redact_kafka, EngineError};
 
@@ -58,6 +60,8 @@ fn properties_table() -> String {
 pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Result<(), EngineError> {
     // Sizes first: librdkafka accepts values that later corrupt its memory or its requests.
     super::limits::check_client(props)?;
+    // OIDC settings are the engine's (client/oauth.rs), not librdkafka's: checked there.
+    let (props, _) = super::oauth::split(props)?;
     props.iter().try_for_each(|(key, value)| {
         let one: ClientConfig = [(key.clone(), value.clone())].into_iter().collect();
         match one.create_native_config() {
@@ -88,14 +92,47 @@ pub fn client_config(props: &BTreeMap<String, String>) -> ClientConfig {
 
 /// Creates a client of any kind (`what` names it in the error) with the given context; the properties were
 /// validated before, so a failure here is rare, and its text never quotes a value.
+/// With OAUTHBEARER/OIDC the first token is fetched before the client exists (a wrong secret or an unreachable
+/// provider fails here, within seconds) and handed to the new client at once.
 pub fn create<C, T>(props: &BTreeMap<String, String>, context: C, what: &str) -> Result<T, EngineError>
 where
-    C: ClientContext,
-    T: FromClientConfigAndContext<C>,
+    C: ClientContext + HasClientCtx,
+    T: FromClientConfigAndContext<C> + NativeClient,
 {
-    client_config(props)
-        .create_with_context(context)
-        .map_err(|e| EngineError::config(format!("the {what} could not be created: {}", redact_kafka(&e))))
+    let (props, oidc) = super::oauth::split(props)?;
+    let first = match oidc {
+        Some(oidc) => {
+            let source = super::oauth::source(&oidc);
+            let token = source.token()?;
+            context.client_ctx().set_oauth(source);
+            Some(token)
+        }
+        None => None,
+    };
+    let client: T = client_config(&props).create_with_context(context).map_err(|e| {
+        let why = redact_kafka(&e);
+        EngineError::config(format!("the {what} could not be created: {why}{}", tls_hint(&why)))
+    })?;
+    if let Some(token) = first {
+        super::oauth::hand_over(&client, &token)?;
+    }
+    Ok(client)
+}
+
+/// What OpenSSL's words mean for the client's TLS files (librdkafka loads them when the client is created).
+fn tls_hint(why: &str) -> &'static str {
+    if why.contains("key values mismatch") {
+        "; the client key (ssl.key.location) does not match the client certificate (ssl.certificate.location)"
+    } else if why.contains("ssl.key.location") {
+        // OpenSSL says "PEM lib" or "bad decrypt" both for a wrong password and for a file that is no key
+        "; the client key could not be read: ssl.key.location must be a PEM private key and, when it is encrypted, ssl.key.password its password (wrong or missing)"
+    } else if why.contains("ssl.ca.location") {
+        "; ssl.ca.location must be a PEM file of CA certificates (-----BEGIN CERTIFICATE-----)"
+    } else if why.contains("ssl.certificate.location") {
+        "; ssl.certificate.location must be a PEM file with the client's certificate"
+    } else {
+        ""
+    }
 }
 
 /// The candidate closest to `key` by edit distance, if it is close enough to be a likely typo.

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rdkafka::config::RDKafkaLogLevel;
@@ -46,6 +46,8 @@ pub struct ClientCtx {
     breakdown: Option<Recorder>,
     /// When each kind of client-level error was last logged at ERROR: see [`REPEAT_QUIET`].
     logged: Mutex<HashMap<String, Instant>>,
+    /// OAUTHBEARER with OIDC: where librdkafka's token refreshes get their tokens.
+    oauth: OnceLock<Arc<super::oauth::Source>>,
 }
 
 /// A client-level error logged at ERROR is logged again only at DEBUG for this long: librdkafka raises
@@ -62,6 +64,22 @@ impl ClientCtx {
     /// The time breakdown recorded so far (producers only).
     pub fn breakdown(&self) -> Option<&Recorder> {
         self.breakdown.as_ref()
+    }
+
+    /// Tokens for this client come from `source` (set once, before the client exists).
+    pub fn set_oauth(&self, source: Arc<super::oauth::Source>) {
+        let _ = self.oauth.set(source);
+    }
+
+    /// librdkafka's token refresh: a token from the client's source.
+    pub fn oauth_token(&self) -> Result<rdkafka::client::OAuthToken, EngineError> {
+        let source = self.oauth.get().ok_or_else(|| {
+            EngineError::config(
+                "sasl.mechanism=OAUTHBEARER needs sasl.oauthbearer.method=oidc with sasl.oauthbearer.token.endpoint.url, sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret",
+            )
+        })?;
+        let t = source.token()?;
+        Ok(rdkafka::client::OAuthToken { token: t.value, principal_name: t.principal, lifetime_ms: t.expires_ms })
     }
 
     /// The client's latest error, the best explanation of a failed request.
@@ -100,6 +118,13 @@ impl ClientCtx {
         }
         let mut e = EngineError::from_kafka(&error);
         e.message = reason.to_string();
+        // The broker says only invalid_token; what was wrong is in its own log.
+        if reason.contains("invalid_token") {
+            e.message.push_str(
+                "; the broker refused the OAuth token: its audience, issuer, signature or expiry does not match what \
+                 the broker expects (the broker's log says which)",
+            );
+        }
         *last = Some(e);
     }
 
@@ -159,6 +184,22 @@ impl HasClientCtx for ClientCtx {
 macro_rules! client_context {
     ($ty:ty) => {
         impl rdkafka::ClientContext for $ty {
+            // Tokens come from the engine's own OIDC client (client/oauth.rs); a client without OAUTHBEARER is never
+            // asked for one.
+            const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+            fn generate_oauth_token(
+                &self,
+                _config: Option<&str>,
+            ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+                let ctx = $crate::client::context::HasClientCtx::client_ctx(self);
+                match $crate::client::context::guarded("oauth token", || ctx.oauth_token()) {
+                    Some(Ok(token)) => Ok(token),
+                    Some(Err(e)) => Err(Box::new(e)),
+                    None => Err("internal error while fetching the OAuth token (please report)".into()),
+                }
+            }
+
             fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
                 let ctx = $crate::client::context::HasClientCtx::client_ctx(self);
                 $crate::client::context::guarded("log", || {

@@ -8,5 +8,6 @@ pub mod config;
 pub mod context;
 pub mod limits;
 pub mod metadata;
+pub mod oauth;
 pub mod retry;
 pub mod settings;

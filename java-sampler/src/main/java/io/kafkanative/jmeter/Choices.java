@@ -32,7 +32,7 @@ final class Choices {
     static final List<String> SCHEMA_FRAMING = List.of("registry", "none");
     /** The consumer's decoding of what it reads. */
     static final List<String> DECODE = List.of("none", "avro", "json-schema", "protobuf");
-    static final List<String> SASL_MECHANISM = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    static final List<String> SASL_MECHANISM = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
 
     private Choices() {
     }

@@ -54,6 +54,17 @@ public class KafkaConnection extends AbstractTestElement
             ElementSetting.text("username", "sasl.username", "security", ""),
             ElementSetting.edited("password", "sasl.password", "security", "", PasswordEditor.class),
             ElementSetting.edited("caFile", "ssl.ca.location", "security", "", FileEditor.class),
+            // OAUTHBEARER with OIDC: the client-credentials grant at the identity provider (the engine fetches and
+            // refreshes the tokens).
+            ElementSetting.text("tokenEndpointUrl", "sasl.oauthbearer.token.endpoint.url", "oauth", ""),
+            ElementSetting.text("oauthClientId", "sasl.oauthbearer.client.id", "oauth", ""),
+            ElementSetting.edited("oauthClientSecret", "sasl.oauthbearer.client.secret", "oauth", "",
+                    PasswordEditor.class),
+            ElementSetting.text("oauthScope", "sasl.oauthbearer.scope", "oauth", ""),
+            // Mutual TLS: the client's own certificate (SSL or SASL_SSL).
+            ElementSetting.edited("clientCertFile", "ssl.certificate.location", "tls", "", FileEditor.class),
+            ElementSetting.edited("clientKeyFile", "ssl.key.location", "tls", "", FileEditor.class),
+            ElementSetting.edited("clientKeyPassword", "ssl.key.password", "tls", "", PasswordEditor.class),
             ElementSetting.edited("clientProperties", "extra.properties", "client", "${__P(extra.properties,)}",
                     TextAreaEditor.class),
             // The test's verdict (Verdict.java): Java-side settings, not passed to the clients.
@@ -78,6 +89,13 @@ public class KafkaConnection extends AbstractTestElement
     private String username = "";
     private String password = "";
     private String caFile = "";
+    private String tokenEndpointUrl = "";
+    private String oauthClientId = "";
+    private String oauthClientSecret = "";
+    private String oauthScope = "";
+    private String clientCertFile = "";
+    private String clientKeyFile = "";
+    private String clientKeyPassword = "";
     private String clientProperties = "";
     private String verdictCriteria = "";
     private String verdictJunit = "";
@@ -114,10 +132,22 @@ public class KafkaConnection extends AbstractTestElement
         if (protocol.toUpperCase(java.util.Locale.ROOT).startsWith("SASL")) {
             // SASL settings only where they apply: librdkafka warns about the others.
             add(pairs, "sasl.mechanism", saslMechanism);
-            add(pairs, "sasl.username", username);
-            addSecret(pairs, "sasl.password", password);
+            if (saslMechanism.trim().equalsIgnoreCase("OAUTHBEARER")) {
+                // tokens from the identity provider (the only OAUTHBEARER the engine offers)
+                add(pairs, "sasl.oauthbearer.method", "oidc");
+                add(pairs, "sasl.oauthbearer.token.endpoint.url", tokenEndpointUrl);
+                add(pairs, "sasl.oauthbearer.client.id", oauthClientId);
+                addSecret(pairs, "sasl.oauthbearer.client.secret", oauthClientSecret);
+                add(pairs, "sasl.oauthbearer.scope", oauthScope);
+            } else {
+                add(pairs, "sasl.username", username);
+                addSecret(pairs, "sasl.password", password);
+            }
         }
         add(pairs, "ssl.ca.location", caFile);
+        add(pairs, "ssl.certificate.location", clientCertFile);
+        add(pairs, "ssl.key.location", clientKeyFile);
+        addSecret(pairs, "ssl.key.password", clientKeyPassword);
         return new Registered(List.copyOf(pairs), clientProperties.trim());
     }
 

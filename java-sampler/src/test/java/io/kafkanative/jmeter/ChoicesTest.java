@@ -48,6 +48,9 @@ class ChoicesTest {
                     "sasl.password", "p")),
             Map.entry("security.protocol=SASL_SSL", List.of("sasl.mechanism", "PLAIN", "sasl.username", "u",
                     "sasl.password", "p")),
+            Map.entry("sasl.mechanism=OAUTHBEARER", List.of("security.protocol", "SASL_PLAINTEXT",
+                    "sasl.oauthbearer.method", "oidc", "sasl.oauthbearer.token.endpoint.url", NO_REGISTRY + "/token",
+                    "sasl.oauthbearer.client.id", "c", "sasl.oauthbearer.client.secret", "s")),
             Map.entry("sasl.mechanism=*", List.of("security.protocol", "SASL_PLAINTEXT", "sasl.username", "u",
                     "sasl.password", "p")),
             // the schema settings are read with a schema mode only

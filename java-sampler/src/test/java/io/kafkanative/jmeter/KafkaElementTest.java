@@ -92,6 +92,28 @@ class KafkaElementTest {
     }
 
     @Test
+    void oauthbearerPassesTheTokenEndpointAndClientInsteadOfAPasswordAndTheClientCertificateAnyway() {
+        KafkaConnection oauth = connection("oauth");
+        oauth.setProperty("saslMechanism", "OAUTHBEARER");
+        oauth.setProperty("tokenEndpointUrl", "https://idp/token");
+        oauth.setProperty("oauthClientId", "loadtest");
+        oauth.setProperty("oauthClientSecret", " secret ");
+        oauth.setProperty("oauthScope", "kafka");
+        oauth.setProperty("clientCertFile", "/etc/client.pem");
+        oauth.setProperty("clientKeyFile", "/etc/client.key");
+        oauth.setProperty("clientKeyPassword", "kp");
+        whileRegistered(oauth, () -> {
+            List<String> settings = KafkaConnection.lookup("oauth", "s").settings();
+            assertEquals(List.of("bootstrap.servers", "broker1:9093", "security.protocol", "SASL_SSL",
+                    "sasl.mechanism", "OAUTHBEARER", "sasl.oauthbearer.method", "oidc",
+                    "sasl.oauthbearer.token.endpoint.url", "https://idp/token", "sasl.oauthbearer.client.id",
+                    "loadtest", "sasl.oauthbearer.client.secret", " secret ", "sasl.oauthbearer.scope", "kafka",
+                    "ssl.ca.location", "/etc/ca.pem", "ssl.certificate.location", "/etc/client.pem",
+                    "ssl.key.location", "/etc/client.key", "ssl.key.password", "kp"), settings);
+        });
+    }
+
+    @Test
     void twoConnectionsOfOneNameAreRefusedNotChosenBetween() {
         KafkaConnection first = connection("kafka");
         KafkaConnection second = connection("kafka");

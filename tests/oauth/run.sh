@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# OAUTHBEARER with OIDC against a real identity provider, and mutual TLS, through JMeter: Keycloak
+# (scripts/keycloak, realm stack/keycloak/kafka-realm.json, 60-s tokens) and a broker of this suite's own
+# (scripts/kafka --port-base OAUTH_PORT_BASE start --secure --oauth: token listeners checking audience and
+# issuer against Keycloak's keys, an mTLS listener, SCRAM for comparison). A long run must refresh its tokens
+# with no failed sample; each bad input fails one sample with a clear message within seconds; no secret appears
+# in any output. Needs a built jar (scripts/build). Starts Keycloak and the broker unless they run, and stops
+# what it started. OAUTH_LONG_SECONDS (default 110) is the long run's length: 2 refreshes need more than 96 s.
+set -uo pipefail
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+enter_work_dir oauth
+
+BASE="${OAUTH_PORT_BASE:-14192}"
+LONG="${OAUTH_LONG_SECONDS:-110}"
+DIR="$root/target/kafka/base-$BASE/oauth"
+started_keycloak=0
+started_kafka=0
+
+cleanup() {
+  if ((started_kafka)); then scripts/kafka --port-base "$BASE" stop >/dev/null 2>&1; fi
+  if ((started_keycloak)); then scripts/keycloak stop >/dev/null 2>&1; fi
+}
+trap cleanup EXIT
+
+scripts/keycloak status >/dev/null 2>&1 || started_keycloak=1
+t0=$SECONDS
+scripts/keycloak start || { echo "Keycloak did not start"; echo "0 passed, 1 failed"; exit 1; }
+echo "Keycloak ready after $((SECONDS - t0)) s"
+scripts/kafka --port-base "$BASE" status >/dev/null 2>&1 || started_kafka=1
+scripts/kafka --port-base "$BASE" start --secure --oauth || { echo "the broker did not start"; echo "0 passed, 1 failed"; exit 1; }
+# shellcheck disable=SC1091
+source "$DIR/oauth.env"
+# shellcheck disable=SC1091
+source "$root/target/kafka/secure/credentials.env"
+SCRAM_BOOTSTRAP="127.0.0.1:$((BASE + 2))"
+
+# q NAME PROPS...: a JMeter -q file $out/NAME.properties whose extra.properties are PROPS joined by ';'.
+q() {
+  local name="$1" IFS=';'
+  shift
+  printf 'extra.properties=%s\n' "$*" >"$out/$name.properties"
+}
+OIDC=(security.protocol=SASL_PLAINTEXT sasl.mechanism=OAUTHBEARER sasl.oauthbearer.method=oidc
+  "sasl.oauthbearer.token.endpoint.url=$KAFKA_OAUTH_TOKEN_URL" "sasl.oauthbearer.client.id=$KAFKA_OAUTH_CLIENT_ID")
+SECRET="sasl.oauthbearer.client.secret=$KAFKA_OAUTH_CLIENT_SECRET"
+
+# plan NAME BOOTSTRAP ARGS...: the baseline plan with $out/NAME.properties; its stdout in $out/NAME.out and the
+# milliseconds from JMeter's start to the first acknowledged sample in $out/NAME.first.
+plan() {
+  local name="$1" bootstrap="$2" start
+  shift 2
+  start="$(date +%s%3N)"
+  baseline_plan "$name" -q "$out/$name.properties" -Jkafka.bootstrap="$bootstrap" "$@" >"$out/$name.out" 2>&1
+  python3 - "$out/$name.jtl" "$start" >"$out/$name.first" <<'PY'
+import csv, sys
+ok = [int(r["timeStamp"]) + int(r["elapsed"]) for r in csv.DictReader(open(sys.argv[1], newline="")) if r["success"] == "true"]
+print(min(ok) - int(sys.argv[2]) if ok else "")
+PY
+}
+
+# all_ok NAME ROWS: every one of ROWS rows succeeded.
+all_ok() {
+  python3 tests/e2e/jtl_check.py "$out/$1.jtl" --rows "$2" --messages "$2" --all-ok --summary "$out/$1-summary.json"
+}
+
+# fails_fast NAME SECONDS CODE WORD...: the plan stopped at its first sample, which failed with CODE and a
+# message naming every WORD, within SECONDS of the sample's start.
+fails_fast() {
+  local name="$1" secs="$2"
+  shift 2
+  stopped_at_first_failure "$out/$name.jtl" "$@" || return 1
+  python3 - "$out/$name.jtl" "$secs" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+slowest = max(int(r["elapsed"]) for r in rows)
+assert slowest <= int(sys.argv[2]) * 1000, f"the failure took {slowest} ms"
+print(f"failed after {slowest} ms")
+PY
+}
+
+bad_run() { # bad_run NAME BOOTSTRAP: a short plan that is expected to fail at once
+  plan "$1" "$2" -Jkafka.topic="oauth-bad-$RANDOM" -Jthreads=1 -Jloops=20 -Jtimeout.ms=10000 -Jtopic.create=false
+}
+
+# The long run: 60-s tokens, librdkafka asks for a new one at 80 % of its life (48 s); two producers (one per
+# thread) share each token. The broker re-authenticates sessions at the token's expiry, so a refresh that did not
+# happen fails samples.
+long_run() {
+  q long "${OIDC[@]}" "$SECRET"
+  local rate=10 loops=$((LONG * 10))
+  plan long "$KAFKA_OAUTH_BOOTSTRAP" -Jkafka.topic="oauth-long-$RANDOM$RANDOM" -Jthreads=2 -Jloops="$loops" \
+    -Jtarget.rate="$rate" -Jproducer.scope=thread -Jtopic.partitions=2
+  all_ok long $((2 * loops)) || return 1
+  grep -E '^oauth: ' "$out/long.out"
+  python3 - "$out/long-summary.json" "$LONG" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))["oauth"]
+want = int(sys.argv[2]) // 48
+assert o["refreshes"] >= want and o["refresh_failures"] == 0, o
+# one token per round for both producers: the first and each refresh (a retry may add one)
+assert o["tokens_fetched"] <= o["refreshes"] + 2, o
+print("long run:", o)
+PY
+}
+
+# OIDC over TLS, and the time to the first acknowledged sample against SCRAM-SHA-512 on the same broker.
+first_ack() {
+  q oidc-ssl security.protocol=SASL_SSL "ssl.ca.location=$KAFKA_CA_PEM" "${OIDC[@]:1}" "$SECRET"
+  plan oidc-ssl "$KAFKA_OAUTH_SSL_BOOTSTRAP" -Jkafka.topic="oauth-ssl-$RANDOM" -Jthreads=1 -Jloops=20 -Jtopic.partitions=1
+  all_ok oidc-ssl 20 || return 1
+  q scram security.protocol=SASL_PLAINTEXT sasl.mechanism=SCRAM-SHA-512 "sasl.username=$KAFKA_SECURE_USER" \
+    "sasl.password=$KAFKA_SECURE_PASSWORD"
+  plan scram "$SCRAM_BOOTSTRAP" -Jkafka.topic="oauth-scram-$RANDOM" -Jthreads=1 -Jloops=20 -Jtopic.partitions=1
+  all_ok scram 20 || return 1
+  q oidc-first "${OIDC[@]}" "$SECRET"
+  plan oidc-first "$KAFKA_OAUTH_BOOTSTRAP" -Jkafka.topic="oauth-first-$RANDOM" -Jthreads=1 -Jloops=20 -Jtopic.partitions=1
+  all_ok oidc-first 20 || return 1
+  echo "JMeter start to first acknowledged sample: OIDC $(cat "$out/oidc-first.first") ms (SASL_PLAINTEXT), $(cat "$out/oidc-ssl.first") ms (SASL_SSL); SCRAM-SHA-512 $(cat "$out/scram.first") ms"
+}
+
+# Producers, consumers (a group), the lag monitor and the audit's read-back in one plan, every client on tokens:
+# every acked message consumed once, lag ok, each client kind served by the shared token.
+end_to_end() {
+  q e2e "${OIDC[@]}" "$SECRET"
+  scripts/jmeter -n -t jmeter-plans/end-to-end.jmx -q "$out/e2e.properties" -Jkafka.bootstrap="$KAFKA_OAUTH_BOOTSTRAP" \
+    -l "$out/e2e.jtl" -j "$out/e2e.log" -Jjmeter.save.saveservice.output_format=csv -Jsample_variables=kafka.lag \
+    -Jkafka.summary.file="$out/e2e-producer.json" -Jkafka.consumer.summary.file="$out/e2e-consumer.json" \
+    -Jduration=12 -Jdrain=8 -Jlag.delay=3 -Jlag.interval.ms=1500 -Jproducer.samples.per.minute=3000 >"$out/e2e.out" 2>&1 &&
+    python3 tests/consumer/check.py "$out/e2e.jtl" --consumer-summary "$out/e2e-consumer.json" \
+      --producer-summary "$out/e2e-producer.json" --match-producer --no-rebalance --latency-below-ms 5000 --lag ok &&
+    grep -E '^oauth: ' "$out/e2e.out"
+}
+
+unreachable() {
+  q unreachable "${OIDC[@]/#sasl.oauthbearer.token.endpoint.url=*/sasl.oauthbearer.token.endpoint.url=http://127.0.0.1:1/token}" "$SECRET"
+  bad_run unreachable "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast unreachable 12 TOKEN_ERROR "cannot reach the token endpoint http://127.0.0.1:1/token" "Connection refused"
+}
+
+not_http() {
+  q not-http "${OIDC[@]/#sasl.oauthbearer.token.endpoint.url=*/sasl.oauthbearer.token.endpoint.url=ftp://127.0.0.1/token}" "$SECRET"
+  bad_run not-http "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast not-http 5 CONFIG_ERROR "sasl.oauthbearer.token.endpoint.url" "is not an http:// or https:// URL"
+}
+
+html_answer() {
+  # the realm's logout page: another endpoint of the same realm, a likely slip
+  q html "${OIDC[@]/#sasl.oauthbearer.token.endpoint.url=*/sasl.oauthbearer.token.endpoint.url=$KAFKA_OAUTH_ISSUER/protocol/openid-connect/logout}" "$SECRET"
+  bad_run html "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast html 12 TOKEN_ERROR "answered HTTP 200 with text/html" "not a JSON token answer"
+}
+
+# Keycloak's JWKS endpoint answers a POST with JSON, and no token in it.
+json_without_token() {
+  q no-token "${OIDC[@]/#sasl.oauthbearer.token.endpoint.url=*/sasl.oauthbearer.token.endpoint.url=$KAFKA_OAUTH_ISSUER/protocol/openid-connect/certs}" "$SECRET"
+  bad_run no-token "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast no-token 12 TOKEN_ERROR "certs refused client jmeter-load: HTTP 405 Method Not Allowed (HTTP 405)" "is it the token endpoint?"
+}
+
+wrong_secret() {
+  q wrong-secret "${OIDC[@]}" "sasl.oauthbearer.client.secret=not-the-secret-$$"
+  bad_run wrong-secret "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast wrong-secret 12 AUTHENTICATION "refused client jmeter-load" "HTTP 401" "check sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret"
+}
+
+scope_rejected() {
+  q scope "${OIDC[@]}" "$SECRET" sasl.oauthbearer.scope=kafka-admin
+  bad_run scope "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast scope 12 TOKEN_ERROR "invalid_scope" "kafka-admin" "check sasl.oauthbearer.scope"
+}
+
+no_token_url() {
+  q no-url "${OIDC[@]/#sasl.oauthbearer.token.endpoint.url=*/}" "$SECRET"
+  bad_run no-url "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast no-url 5 CONFIG_ERROR "sasl.oauthbearer.token.endpoint.url: missing"
+}
+
+# A token of another audience: Keycloak gives it, the broker refuses it.
+wrong_audience() {
+  q audience "${OIDC[@]/#sasl.oauthbearer.client.id=*/sasl.oauthbearer.client.id=jmeter-wrong-audience}" \
+    sasl.oauthbearer.client.secret=wrong-audience-secret
+  bad_run audience "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast audience 15 AUTHENTICATION "invalid_token" "audience"
+}
+
+MTLS=(security.protocol=SSL "ssl.ca.location=$KAFKA_CA_PEM" "ssl.certificate.location=$KAFKA_CLIENT_CERT")
+mtls_good() {
+  q mtls "${MTLS[@]}" "ssl.key.location=$KAFKA_CLIENT_KEY_ENCRYPTED" "ssl.key.password=$KAFKA_CLIENT_KEY_PASSWORD"
+  plan mtls "$KAFKA_MTLS_BOOTSTRAP" -Jkafka.topic="oauth-mtls-$RANDOM" -Jthreads=1 -Jloops=20 -Jtopic.partitions=1
+  all_ok mtls 20
+}
+
+mtls_bad() {
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$out/other.key" 2>/dev/null || return 1
+  openssl x509 -in "$KAFKA_CA_PEM" -outform DER -out "$out/ca.der" || return 1
+  q mtls-mismatch "${MTLS[@]}" "ssl.key.location=$out/other.key"
+  bad_run mtls-mismatch "$KAFKA_MTLS_BOOTSTRAP"
+  fails_fast mtls-mismatch 5 CONFIG_ERROR "the client key (ssl.key.location) does not match the client certificate" || return 1
+  q mtls-password "${MTLS[@]}" "ssl.key.location=$KAFKA_CLIENT_KEY_ENCRYPTED" "ssl.key.password=wrong-key-pass-$$"
+  bad_run mtls-password "$KAFKA_MTLS_BOOTSTRAP"
+  fails_fast mtls-password 5 CONFIG_ERROR "ssl.key.location" "ssl.key.password its password (wrong or missing)" || return 1
+  q mtls-ca "${MTLS[@]/#ssl.ca.location=*/ssl.ca.location=$out/ca.der}" "ssl.key.location=$KAFKA_CLIENT_KEY"
+  bad_run mtls-ca "$KAFKA_MTLS_BOOTSTRAP"
+  fails_fast mtls-ca 5 CONFIG_ERROR "ssl.ca.location" "is not a PEM file"
+}
+
+# No secret, key password or token in any output of the suite (the -q files hold them, and are not outputs).
+secret_scan() {
+  local files
+  mapfile -t files < <(find "$out" -type f \( -name '*.jtl' -o -name '*.log' -o -name '*.out' -o -name '*.json' \))
+  ((${#files[@]} > 10)) || { echo "only ${#files[@]} output files"; return 1; }
+  # a token is a JWT: base64url of '{"alg"' begins eyJhbGciOi
+  if grep -lE -e "$KAFKA_OAUTH_CLIENT_SECRET|wrong-audience-secret|not-the-secret-$$|$KAFKA_CLIENT_KEY_PASSWORD|wrong-key-pass-$$|$KAFKA_SECURE_PASSWORD|eyJhbGciOi" "${files[@]}"; then
+    echo "a secret or a token appears in the files above"
+    return 1
+  fi
+  echo "no secret in ${#files[@]} output files"
+}
+
+# OAUTH_CHECKS="wrong_secret mtls_bad ..." runs only those (while working on one).
+if [[ -n "${OAUTH_CHECKS:-}" ]]; then
+  for c in $OAUTH_CHECKS; do check "$c" "$c"; done
+  summary
+  exit
+fi
+check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers" long_run
+check "OIDC over SASL_SSL; time to the first acknowledged sample, OIDC against SCRAM" first_ack
+check "producers, consumers, lag monitor and audit in one plan, all on tokens" end_to_end
+check "token endpoint unreachable: TOKEN_ERROR within seconds" unreachable
+check "token endpoint not http(s): CONFIG_ERROR" not_http
+check "token endpoint answers HTML: TOKEN_ERROR that says so" html_answer
+check "token endpoint answers JSON without a token: TOKEN_ERROR" json_without_token
+check "wrong client secret: AUTHENTICATION (401) naming the settings" wrong_secret
+check "scope rejected by the identity provider: TOKEN_ERROR invalid_scope" scope_rejected
+check "OAUTHBEARER with no token URL: CONFIG_ERROR" no_token_url
+check "token of another audience: the broker refuses it, the sample says why" wrong_audience
+check "mTLS: client certificate with an encrypted key sends" mtls_good
+check "mTLS: key not matching the certificate, wrong key password, CA not PEM: each a clear setup error" mtls_bad
+check "no secret or token in any JTL, log, stdout or summary" secret_scan
+summary
