@@ -198,7 +198,7 @@ def fmt(v, digits=1):
     return f"{v:,.{digits}f}"
 
 
-def render(name, exp, rows, out_dir, rounds):
+def render(name, exp, rows, out_dir, rounds, records, bootstrap):
     points = exp["points"]
     medians = []
     for p in points:
@@ -221,6 +221,7 @@ def render(name, exp, rows, out_dir, rounds):
                   f"{bound(m if m else None, props)} |")
     md.append("")
     result = {"experiment": name, "knob": exp["knob"], "points": points, "rounds": rounds, "direction": sentence,
+              "records": records, "bootstrap": bootstrap,
               "seed": exp["seed"], "medians": medians, "runs": rows}
     with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
         json.dump(result, f, indent=1)
@@ -255,17 +256,31 @@ def chart(name, exp, points, medians, path):
     plt.close(fig)
 
 
-def index(out_dir, results, args):
+def index(out_dir):
+    """index.html: every experiment whose NAME.json is in out_dir, each with its chart, table and data."""
     items = []
-    for r in results:
+    for fname in sorted(os.listdir(out_dir)):
+        if not fname.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(out_dir, fname)) as f:
+                r = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(r, dict) or r.get("experiment") != fname[:-5]:
+            continue
         n = r["experiment"]
-        items.append(f"<h2>{html.escape(n)}</h2><p><b>Measured:</b> {html.escape(r['direction'])}.<br>"
-                     f"<b>Seed:</b> {html.escape(r['seed'])}.</p><img src='{n}.png' alt='{n} chart'><p>"
+        if "headline" in r:
+            text = f"<b>Result:</b> {html.escape(r['headline'])}."
+        else:
+            text = (f"<b>Measured:</b> {html.escape(r['direction'])}.<br><b>Seed:</b> {html.escape(r['seed'])}.<br>"
+                    f"{r.get('rounds')} round(s), {r.get('records', 0):,} records per point, "
+                    f"bootstrap {html.escape(r.get('bootstrap') or 'local stack')}.")
+        items.append(f"<h2>{html.escape(n)}</h2><p>{text}</p><img src='{n}.png' alt='{n} chart'><p>"
                      f"<a href='{n}.md'>table (Markdown)</a> · <a href='{n}.json'>data (JSON)</a></p>")
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>jmeter-kafka-native experiments</title></head>"
-            f"<body><h1>Kafka experiments through JMeter</h1><p>{html.escape(time.strftime('%Y-%m-%d %H:%M'))}, "
-            f"{args.rounds} round(s), {args.records:,} records per point{' (quick)' if args.quick else ''}, "
-            f"bootstrap {html.escape(args.bootstrap or 'local stack')}.</p>{''.join(items)}</body></html>")
+            f"<body><h1>Kafka experiments through JMeter</h1><p>{html.escape(time.strftime('%Y-%m-%d %H:%M'))}.</p>"
+            f"{''.join(items)}</body></html>")
     with open(os.path.join(out_dir, "index.html"), "w") as f:
         f.write(page)
 
@@ -274,13 +289,22 @@ def kafka(*args, check=False):
     return sh(["scripts/kafka", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=check).returncode
 
 
+# The experiments with options of their own: `scripts/experiment NAME --help`.
+SEARCHES = {"capacity": "capacity"}
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in SEARCHES:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        module = __import__(SEARCHES[sys.argv[1]])
+        return module.main(sys.argv[2:])
     ap = argparse.ArgumentParser(
         prog="scripts/experiment",
         description="Runs named Kafka experiments through JMeter with our sampler, interleaved in rounds, and writes "
                     "per experiment a Markdown table, JSON and a PNG chart, plus index.html linking them.",
         epilog="Experiments: " + "; ".join(f"{n} ({e['knob']}: {', '.join(map(str, e['points']))})"
-                                         for n, e in EXPERIMENTS.items()))
+                                         for n, e in EXPERIMENTS.items()) +
+               ". Searches with options of their own (scripts/experiment NAME --help): " + ", ".join(SEARCHES) + ".")
     ap.add_argument("experiments", nargs="*", help="names (default: all)")
     ap.add_argument("--quick", action="store_true", help="1 round, 2,000 records per point (CI: a few minutes)")
     ap.add_argument("--rounds", type=int, help="rounds (default 2; --quick 1)")
@@ -349,12 +373,10 @@ def main():
     finally:
         for nodes in started:
             kafka("stop", "--nodes", str(nodes))
-    results = []
     for name in names:
-        result, md = render(name, EXPERIMENTS[name], rows[name], args.out, args.rounds)
-        results.append(result)
+        _, md = render(name, EXPERIMENTS[name], rows[name], args.out, args.rounds, args.records, args.bootstrap)
         print(md)
-    index(args.out, results, args)
+    index(args.out)
     print(f"wrote {args.out}/index.html")
     failed = [f"{n} {r['point']}" for n in names for r in rows[n] if r["figures"] is None]
     if failed:
