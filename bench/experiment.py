@@ -290,7 +290,7 @@ def kafka(*args, check=False):
 
 
 # The experiments with options of their own: `scripts/experiment NAME --help`.
-SEARCHES = {"capacity": "capacity"}
+SEARCHES = {"capacity": "capacity", "step-load": "stepload"}
 
 
 def main():
