@@ -211,14 +211,15 @@ def bound(f, props):
     """Which resource bounded a point, with the evidence."""
     if f is None:
         return "failed (no summary)"
-    if f.get("still_rising"):
-        return "the load: records/s still grew at the top rung of the ladder (not pushed to a resource)"
     if f.get("machine_cpu") is not None and f["machine_cpu"] >= 90:
         return f"machine CPU ({f['machine_cpu']:.0f}% busy: JMeter and broker share the cores)"
     if f.get("process_cpu") is not None and f["process_cpu"] >= 80:
         return f"JMeter's CPU ({f['process_cpu']:.0f}% of all cores)"
     if f.get("gc_pct") is not None and f["gc_pct"] >= 5:
         return f"JMeter GC ({f['gc_pct']:.1f}% of the time in pauses)"
+    # Checked after the resources: a point whose machine was saturated was bounded by it, whatever the ladder did.
+    if (f.get("still_rising") or 0) > 0.5:
+        return "the load: records/s still grew at the top rung of the ladder (not pushed to a resource)"
     if f.get("queue_ms") is not None and f.get("rtt_ms") is not None:
         if f["queue_ms"] > f["rtt_ms"]:
             return f"client queue (queue {f['queue_ms']:.2f} ms > broker round trip {f['rtt_ms']:.2f} ms)"
@@ -295,7 +296,7 @@ def render(name, exp, rows, out_dir, rounds, records, bootstrap):
         extra = ""
         if exp.get("push"):
             chosen = [r["props"] for r in rows if r["point"] == p]
-            extra += " " + ", ".join(sorted({f"{c['threads']} × {c['messages.per.sample']}, {c['linger.ms']} ms"
+            extra += " " + " / ".join(sorted({f"{c['threads']} × {c['messages.per.sample']}, {c['linger.ms']} ms"
                                              for c in chosen})) + " |"
         if exp.get("perf_test"):
             extra += f" {fmt(m.get('perf_test_rps'))} |"
