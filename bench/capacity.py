@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -129,7 +130,8 @@ def run_step(args, rate, index, tag, runs_dir):
     cmd = ["scripts/jmeter", "-n", "-t", args.plan, "-l", jtl, "-j", log_file] + [f"-J{k}={v}" for k, v in props.items()]
     started = time.time()
     with open(os.path.join(runs_dir, f"{name}.out"), "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ex.ROOT, stdout=out, stderr=subprocess.STDOUT)
+        # A session of its own: bin/jmeter runs java as its child, and a stop must reach the JVM too.
+        proc = subprocess.Popen(cmd, cwd=ex.ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         load_start = None
         shutdown_sent = False
         while proc.poll() is None:
@@ -143,7 +145,8 @@ def run_step(args, rate, index, tag, runs_dir):
                     s.sendto(b"Shutdown", ("127.0.0.1", port))
                 shutdown_sent = True
             if time.time() - started > 120 + 3 * (args.warmup + args.step_seconds):
-                proc.terminate()  # Shutdown was not heard (or the JVM hangs): the shutdown hook still reports
+                # Shutdown was not heard (or the JVM hangs): SIGTERM, and JMeter's shutdown hook still reports.
+                os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait(30)
     took = time.time() - started
     try:

@@ -14,6 +14,7 @@ import csv
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -84,7 +85,8 @@ def one_run(args, name, settings, runs_dir, tag):
     cmd += [f"-J{k}={v}" for k, v in props.items()]
     events = {}
     with open(os.path.join(runs_dir, f"{topic}.out"), "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ex.ROOT, stdout=out, stderr=subprocess.STDOUT)
+        # A session of its own: bin/jmeter runs java as its child, and a stop must reach the JVM too.
+        proc = subprocess.Popen(cmd, cwd=ex.ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         first = None
         while proc.poll() is None and first is None:
             if os.path.exists(jtl) and os.path.getsize(jtl) > 0:
@@ -104,7 +106,7 @@ def one_run(args, name, settings, runs_dir, tag):
         events["kill"] = time.time()
         k = run_cmd(args.kill_cmd, node)
         if k.returncode != 0:
-            proc.terminate()
+            os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(60)
             raise SystemExit(f"failover: the kill command failed (exit {k.returncode}): "
                              f"{(k.stderr or k.stdout).strip()[-300:]}")
