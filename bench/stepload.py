@@ -196,6 +196,7 @@ def chart(args, steps, path):
     ax = a1.twinx()
     ax.plot(range(len(steps)), [s["jmeter_cpu_pct"] or 0 for s in steps], "k.--", label="JMeter CPU % of a core")
     ax.set_ylabel("JMeter CPU, % of one core")
+    ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, loc="upper left")
     a2.plot(threads, [max(s["p50_ms"] or 0, 0.5) for s in steps], "o-", label="p50")
     a2.plot(threads, [max(s["p99_ms"] or 0, 0.5) for s in steps], "s-", label="p99")
