@@ -291,8 +291,9 @@ def main(argv):
     try:
         ids = brokers(args.bootstrap)
         if len(ids) < 3:
-            print(f"failover: the cluster at {args.bootstrap} has {len(ids)} broker(s) ({', '.join(map(str, ids)) or 'none'}"
-                  f" answered); a failover needs at least 3 (replication 3, one killed)", file=sys.stderr)
+            print(f"failover: the cluster at {args.bootstrap} has {len(ids)} broker(s) (ids: "
+                  f"{', '.join(map(str, ids)) or 'none answered'}); a failover needs at least 3 (replication 3, one "
+                  f"killed)", file=sys.stderr)
             return 2
         runs = []
         tag = int(begun)
