@@ -3,7 +3,8 @@ sees of it, for two producer settings interleaved (policy=capacity acks=1, polic
 
 Each run: a fresh topic (replication 3) and the shipped producer plan paced with `target.rate` and the delivery audit
 on. At `--kill-after` seconds after the first sample, the partition with the most records so far is found, its leader
-killed (`--kill-cmd`, default kill -9 of the local 3-node stack's node), and restarted `--down` seconds later
+killed (`--kill-cmd`, default kill -9 of the local 3-node stack's node; seconds counted from JMeter's "all thread groups
+started"), and restarted `--down` seconds later
 (`--start-cmd`). From the JTL: the unavailability window (the first to the last sample after the kill that failed or
 stalled, stalled = elapsed over `--stall-ms`), records/s and p99 per second, and p99 before / during / after the
 window; from the summary's audit: acknowledged-but-lost (missing), failed-but-written, duplicates; from the cluster:
@@ -87,11 +88,12 @@ def one_run(args, name, settings, runs_dir, tag):
     with open(os.path.join(runs_dir, f"{topic}.out"), "w") as out:
         # A session of its own: bin/jmeter runs java as its child, and a stop must reach the JVM too.
         proc = subprocess.Popen(cmd, cwd=ex.ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        first = None
+        # The load starts when JMeter logs its thread groups started (the JTL is written in buffered blocks).
+        first, log_file = None, os.path.join(runs_dir, f"{topic}.log")
         while proc.poll() is None and first is None:
-            if os.path.exists(jtl) and os.path.getsize(jtl) > 0:
-                with open(jtl) as f:
-                    if len(f.readlines()) >= 2:
+            if os.path.exists(log_file):
+                with open(log_file, errors="replace") as f:
+                    if "All thread groups have been started" in f.read():
                         first = time.time()
             time.sleep(0.2)
         if first is None:
@@ -161,8 +163,11 @@ def analyse(args, name, settings, jtl, summary, events, rc):
         t["ok"] += n - e
         t["failed"] += e
         t["elapsed"].append(int(r["elapsed"]))
-    series = [{"t": s, "records_per_sec": v["ok"], "failed": v["failed"],
-               "p99_ms": capacity.quantile(sorted(v["elapsed"]), 0.99)} for s, v in sorted(timeline.items())]
+    # Every second, those in which no sample ended too: a stall is a run of zeros, not a line drawn across it.
+    empty = {"ok": 0, "failed": 0, "elapsed": []}
+    series = [{"t": sec, "records_per_sec": timeline.get(sec, empty)["ok"], "failed": timeline.get(sec, empty)["failed"],
+               "p99_ms": capacity.quantile(sorted(timeline.get(sec, empty)["elapsed"]), 0.99)}
+              for sec in range(0, max(timeline, default=-1) + 1)]
     audit = (summary or {}).get("audit") or {}
     return {
         "run": name, "settings": settings, "exit": rc, "killed_node": events["killed_node"],
@@ -232,7 +237,7 @@ def chart(runs, path):
         ax.bar(t, [p["failed"] for p in r["series"]], color="red", alpha=0.5, label="records failed")
         ax.set_ylabel("records per second")
         ax2 = ax.twinx()
-        ax2.plot(t, [max(p["p99_ms"] or 0, 0.5) for p in r["series"]], "k.", markersize=3, label="p99 ms (per s)")
+        ax2.plot([p["t"] for p in r["series"] if p["p99_ms"] is not None], [max(p["p99_ms"], 0.5) for p in r["series"] if p["p99_ms"] is not None], "k.", markersize=3, label="p99 ms (per s)")
         ax2.set_yscale("log")
         ax2.set_ylabel("p99 send→ack ms (log)")
         ax.axvline(r["kill_s"], color="red", linestyle="--", label=f"kill node {r['killed_node']}")
