@@ -237,7 +237,9 @@ def chart(runs, path):
         ax.bar(t, [p["failed"] for p in r["series"]], color="red", alpha=0.5, label="records failed")
         ax.set_ylabel("records per second")
         ax2 = ax.twinx()
-        ax2.plot([p["t"] for p in r["series"] if p["p99_ms"] is not None], [max(p["p99_ms"], 0.5) for p in r["series"] if p["p99_ms"] is not None], "k.", markersize=3, label="p99 ms (per s)")
+        measured = [p for p in r["series"] if p["p99_ms"] is not None]
+        ax2.plot([p["t"] for p in measured], [max(p["p99_ms"], 0.5) for p in measured], "k.", markersize=3,
+                 label="p99 ms (per s)")
         ax2.set_yscale("log")
         ax2.set_ylabel("p99 send→ack ms (log)")
         ax.axvline(r["kill_s"], color="red", linestyle="--", label=f"kill node {r['killed_node']}")
