@@ -421,7 +421,9 @@ def main(argv):
     ap.add_argument("--p99", type=positive("--p99"), required=True, help="SLO: p99 latency in ms, from the intended send time")
     ap.add_argument("--error-rate", type=percent, default=0.1, help="SLO: failed records in %% (default 0.1)")
     ap.add_argument("--record-size", type=int, default=1024, help="bytes per record (the shipped plan; default 1024)")
-    ap.add_argument("--plan", default=ex.PRODUCER_PLAN, help="your own plan (default: the shipped producer plan)")
+    ap.add_argument("--plan", default=ex.PRODUCER_PLAN,
+                    help="your own plan (default: the shipped producer plan); it should run longer than a step "
+                         "(loops -1 or a long duration): each step is ended by the runner")
     ap.add_argument("--rate-property", default="target.rate",
                     help="JMeter property the plan's Kafka Producer takes its target rate from (samples/s per thread)")
     ap.add_argument("--threads", type=int, help="threads (default 16; your plan: its count, or this through its "
