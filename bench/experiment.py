@@ -33,9 +33,16 @@ BATCH = {"threads": 4, "messages.per.sample": 100, "linger.ms": 5, "acks": "1", 
 SEED_001 = {"threads": 10, "messages.per.sample": 1, "linger.ms": 0, "acks": "1", "record.size": 1024,
             "topic.partitions": 16, "topic.replication": 1, "compression.type": "none"}
 
+# The load a pushed point climbs (threads, records per sample, linger): each rung more in flight than the last; the
+# point keeps its best rung and stops climbing once a rung adds less than PUSH_GAIN.
+LADDER = [{"threads": 4, "messages.per.sample": 100, "linger.ms": 5},
+          {"threads": 8, "messages.per.sample": 500, "linger.ms": 10},
+          {"threads": 16, "messages.per.sample": 1000, "linger.ms": 20}]
+PUSH_GAIN = 1.10
+
 EXPERIMENTS = {
     "partitions": {
-        "knob": "topic.partitions", "points": [1, 2, 16], "base": BATCH,
+        "knob": "topic.partitions", "points": [1, 2, 16], "base": BATCH, "push": True, "perf_test": True,
         "seed": "seed 000: throughput grows with the number of partitions (1 → 2 partitions is faster)",
     },
     "replication": {
@@ -114,6 +121,54 @@ def run_jmeter(plan, props, out_dir, name):
         return None, rc, took
 
 
+def push_point(exp, p, records, bootstrap, runs_dir, run_name):
+    """Runs the point up LADDER until records/s stops growing; returns the best rung's (props, summary, rc, took,
+    records) and the rungs tried."""
+    best, tried = None, []
+    for i, rung in enumerate(LADDER):
+        base = dict(exp["base"], **rung)
+        # Ten times the records of an unpushed point: at the top rung a point runs at 100,000 records/s and more, and
+        # a run of a second would be all start-up.
+        n = max(10 * records, 5 * rung["threads"] * rung["messages.per.sample"])
+        props, n = point_props(dict(exp, base=base), p, n)
+        props.update({"kafka.topic": f"{run_name}-l{i}", "kafka.bootstrap": bootstrap})
+        summary, rc, took = run_jmeter(PRODUCER_PLAN, props, runs_dir, f"{run_name}-l{i}")
+        rps = (summary or {}).get("records_per_sec")
+        tried.append({"threads": rung["threads"], "messages.per.sample": rung["messages.per.sample"],
+                      "linger.ms": rung["linger.ms"], "records_per_sec": rps})
+        log(f"  rung {i + 1} ({rung['threads']} threads × {rung['messages.per.sample']} per sample, linger "
+            f"{rung['linger.ms']} ms): {fmt(rps)} records/s")
+        if rps is None:
+            break
+        grew = best is None or rps >= PUSH_GAIN * (best[1].get("records_per_sec") or 0)
+        if best is None or rps > (best[1].get("records_per_sec") or 0):
+            best = (props, summary, rc, took, n)
+        if not grew:
+            break
+    if best is None:
+        return (props, None, rc, took, n), tried
+    # Still growing at the top rung: the load, not a resource, may have bounded the point.
+    tops = [t["records_per_sec"] for t in tried]
+    if len(tops) == len(LADDER) and tops[-1] and tops[-2] and tops[-1] >= PUSH_GAIN * tops[-2]:
+        tried[-1]["still_rising"] = True
+    return best, tried
+
+
+def perf_test(topic, partitions, records, size, bootstrap, out_dir, name):
+    """kafka-producer-perf-test on a fresh topic of `partitions` (acks=1, linger 5 ms): its records/s, or None."""
+    kafka("topics", "--bootstrap-server", bootstrap.split(",")[0], "--create", "--topic", topic, "--partitions",
+          str(partitions), "--replication-factor", "1")
+    with open(os.path.join(out_dir, f"{name}.out"), "w") as out:
+        sh(["scripts/kafka", "perf-producer", "--bootstrap-server", bootstrap, "--topic", topic, "--num-records",
+            str(records), "--record-size", str(size), "--throughput", "-1", "--producer-props", "acks=1",
+            "linger.ms=5"], stdout=out, stderr=subprocess.STDOUT)
+    with open(os.path.join(out_dir, f"{name}.out")) as f:
+        lines = [ln for ln in f if " records sent, " in ln and "th." in ln]
+    if not lines:
+        return None
+    return float(lines[-1].split(" records sent, ")[1].split(" ")[0])
+
+
 def fill_topic(topic, partitions, records, bootstrap, out_dir, name):
     props = dict(BATCH, **{"kafka.topic": topic, "kafka.bootstrap": bootstrap, "topic.partitions": partitions})
     props["loops"] = max(records // (props["threads"] * props["messages.per.sample"]), 1)
@@ -162,6 +217,9 @@ def bound(f, props):
         return f"JMeter's CPU ({f['process_cpu']:.0f}% of all cores)"
     if f.get("gc_pct") is not None and f["gc_pct"] >= 5:
         return f"JMeter GC ({f['gc_pct']:.1f}% of the time in pauses)"
+    # Checked after the resources: a point whose machine was saturated was bounded by it, whatever the ladder did.
+    if (f.get("still_rising") or 0) > 0.5:
+        return "the load: records/s still grew at the top rung of the ladder (not pushed to a resource)"
     if f.get("queue_ms") is not None and f.get("rtt_ms") is not None:
         if f["queue_ms"] > f["rtt_ms"]:
             return f"client queue (queue {f['queue_ms']:.2f} ms > broker round trip {f['rtt_ms']:.2f} ms)"
@@ -198,29 +256,57 @@ def fmt(v, digits=1):
     return f"{v:,.{digits}f}"
 
 
-def render(name, exp, rows, out_dir, rounds):
+def render(name, exp, rows, out_dir, rounds, records, bootstrap):
     points = exp["points"]
     medians = []
     for p in points:
         fs = [r["figures"] for r in rows if r["point"] == p and r["figures"]]
         keys = set().union(*[f.keys() for f in fs]) if fs else set()
-        medians.append({k: median([f.get(k) for f in fs if not isinstance(f.get(k), str)]) for k in keys} or None)
+        medians.append({k: median([f.get(k) for f in fs if isinstance(f.get(k), (int, float, type(None)))])
+                        for k in keys} or None)
     sentence = direction(points, medians)
+    if exp.get("push"):
+        bounds = [bound(m, next((r["props"] for r in rows if r["point"] == p), {})) if m else "failed"
+                  for p, m in zip(points, medians)]
+        if all(b.startswith("broker") for b in bounds):
+            sentence = "every point broker-bound: " + sentence
+        else:
+            off = "; ".join(f"{p}: {b}" for p, b in zip(points, bounds) if not b.startswith("broker"))
+            sentence = (f"no direction follows: not every point was bounded by the broker ({off}); "
+                        f"as measured, {sentence}")
+    if exp.get("perf_test"):
+        sentence += "; kafka-producer-perf-test in the same run: " + direction(points, medians, "perf_test_rps")
     if name == "record-size":
         sentence += "; " + direction(points, medians, "mb_per_sec")
     md = [f"## {name}", "", f"Knob `{exp['knob']}`, {rounds} round(s), medians. Measured: {sentence}.", "",
           f"Seed's conclusion: {exp['seed']}.", "",
-          "| point | records/s | MB/s | p50 ms | p99 ms | queue ms | rtt ms | JMeter CPU % | machine CPU % | GC % | bounded by |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| point | records/s | MB/s | p50 ms | p99 ms | queue ms | rtt ms | JMeter CPU % | machine CPU % | GC % | bounded by |"
+          + (" load (threads × per sample, linger) |" if exp.get("push") else "")
+          + (" perf-test records/s |" if exp.get("perf_test") else ""),
+          "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if exp.get("push") else "")
+          + ("---|" if exp.get("perf_test") else "")]
+    if exp.get("push"):
+        md[2:2] = [f"Each point climbs the load (threads × records per sample, linger) until records/s grows less than "
+                   f"{(PUSH_GAIN - 1) * 100:.0f} % and keeps its best rung: "
+                   + ", ".join(f"{r['threads']} × {r['messages.per.sample']}, {r['linger.ms']} ms" for r in LADDER)
+                   + ". The seed's direction is stated only when every point was bounded by the broker.", ""]
     for p, m in zip(points, medians):
         props = next((r["props"] for r in rows if r["point"] == p), {})
         m = m or {}
+        extra = ""
+        if exp.get("push"):
+            chosen = [r["props"] for r in rows if r["point"] == p]
+            extra += " " + " / ".join(sorted({f"{c['threads']} × {c['messages.per.sample']}, {c['linger.ms']} ms"
+                                             for c in chosen})) + " |"
+        if exp.get("perf_test"):
+            extra += f" {fmt(m.get('perf_test_rps'))} |"
         md.append(f"| {p} | {fmt(m.get('records_per_sec'))} | {fmt(m.get('mb_per_sec'), 2)} | {fmt(m.get('p50_ms'), 2)} | "
                   f"{fmt(m.get('p99_ms'), 2)} | {fmt(m.get('queue_ms'), 2)} | {fmt(m.get('rtt_ms'), 2)} | "
                   f"{fmt(m.get('process_cpu'), 0)} | {fmt(m.get('machine_cpu'), 0)} | {fmt(m.get('gc_pct'), 1)} | "
-                  f"{bound(m if m else None, props)} |")
+                  f"{bound(m if m else None, props)} |{extra}")
     md.append("")
     result = {"experiment": name, "knob": exp["knob"], "points": points, "rounds": rounds, "direction": sentence,
+              "records": records, "bootstrap": bootstrap,
               "seed": exp["seed"], "medians": medians, "runs": rows}
     with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
         json.dump(result, f, indent=1)
@@ -242,7 +328,17 @@ def chart(name, exp, points, medians, path):
     labels = [str(p) for p in points]
     for ax, (metric, title) in zip(axes, [("records_per_sec", "records/s (median)"), ("p99_ms", "p99 latency ms")]):
         values = [(m or {}).get(metric) or 0 for m in medians]
-        bars = ax.bar(range(len(values)), values, color="#1f77b4")
+        perf = [(m or {}).get("perf_test_rps") or 0 for m in medians] if metric == "records_per_sec" else []
+        width = 0.4 if any(perf) else 0.8
+        bars = ax.bar([i - (width / 2 if any(perf) else 0) for i in range(len(values))], values, width,
+                      color="#1f77b4", label="JMeter + this sampler")
+        if any(perf):
+            pbars = ax.bar([i + width / 2 for i in range(len(perf))], perf, width, color="#ff7f0e",
+                           label="kafka-producer-perf-test")
+            for b, v in zip(pbars, perf):
+                ax.annotate(f"{v:,.0f}", (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom",
+                            fontsize=8)
+            ax.legend(fontsize=7)
         for b, v in zip(bars, values):
             ax.annotate(f"{v:,.0f}" if metric == "records_per_sec" else f"{v:.1f}",
                         (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=8)
@@ -255,17 +351,31 @@ def chart(name, exp, points, medians, path):
     plt.close(fig)
 
 
-def index(out_dir, results, args):
+def index(out_dir):
+    """index.html: every experiment whose NAME.json is in out_dir, each with its chart, table and data."""
     items = []
-    for r in results:
+    for fname in sorted(os.listdir(out_dir)):
+        if not fname.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(out_dir, fname)) as f:
+                r = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(r, dict) or r.get("experiment") != fname[:-5]:
+            continue
         n = r["experiment"]
-        items.append(f"<h2>{html.escape(n)}</h2><p><b>Measured:</b> {html.escape(r['direction'])}.<br>"
-                     f"<b>Seed:</b> {html.escape(r['seed'])}.</p><img src='{n}.png' alt='{n} chart'><p>"
+        if "headline" in r:
+            text = f"<b>Result:</b> {html.escape(r['headline'])}."
+        else:
+            text = (f"<b>Measured:</b> {html.escape(r['direction'])}.<br><b>Seed:</b> {html.escape(r['seed'])}.<br>"
+                    f"{r.get('rounds')} round(s), {r.get('records', 0):,} records per point, "
+                    f"bootstrap {html.escape(r.get('bootstrap') or 'local stack')}.")
+        items.append(f"<h2>{html.escape(n)}</h2><p>{text}</p><img src='{n}.png' alt='{n} chart'><p>"
                      f"<a href='{n}.md'>table (Markdown)</a> · <a href='{n}.json'>data (JSON)</a></p>")
     page = ("<!doctype html><html><head><meta charset='utf-8'><title>jmeter-kafka-native experiments</title></head>"
-            f"<body><h1>Kafka experiments through JMeter</h1><p>{html.escape(time.strftime('%Y-%m-%d %H:%M'))}, "
-            f"{args.rounds} round(s), {args.records:,} records per point{' (quick)' if args.quick else ''}, "
-            f"bootstrap {html.escape(args.bootstrap or 'local stack')}.</p>{''.join(items)}</body></html>")
+            f"<body><h1>Kafka experiments through JMeter</h1><p>{html.escape(time.strftime('%Y-%m-%d %H:%M'))}.</p>"
+            f"{''.join(items)}</body></html>")
     with open(os.path.join(out_dir, "index.html"), "w") as f:
         f.write(page)
 
@@ -274,13 +384,22 @@ def kafka(*args, check=False):
     return sh(["scripts/kafka", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=check).returncode
 
 
+# The experiments with options of their own: `scripts/experiment NAME --help`.
+SEARCHES = {"capacity": "capacity", "step-load": "stepload", "failover": "failover"}
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in SEARCHES:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        module = __import__(SEARCHES[sys.argv[1]])
+        return module.main(sys.argv[2:])
     ap = argparse.ArgumentParser(
         prog="scripts/experiment",
         description="Runs named Kafka experiments through JMeter with our sampler, interleaved in rounds, and writes "
                     "per experiment a Markdown table, JSON and a PNG chart, plus index.html linking them.",
         epilog="Experiments: " + "; ".join(f"{n} ({e['knob']}: {', '.join(map(str, e['points']))})"
-                                         for n, e in EXPERIMENTS.items()))
+                                         for n, e in EXPERIMENTS.items()) +
+               ". Searches with options of their own (scripts/experiment NAME --help): " + ", ".join(SEARCHES) + ".")
     ap.add_argument("experiments", nargs="*", help="names (default: all)")
     ap.add_argument("--quick", action="store_true", help="1 round, 2,000 records per point (CI: a few minutes)")
     ap.add_argument("--rounds", type=int, help="rounds (default 2; --quick 1)")
@@ -334,10 +453,20 @@ def main():
                         props.update({"kafka.topic": filled, "kafka.group": f"{run_name}-{tag}", "duration": 120,
                                       "stop.on.empty": "true", "kafka.bootstrap": bootstrap})
                         summary, rc, took = run_jmeter(CONSUMER_PLAN, props, runs_dir, run_name)
+                    elif exp.get("push"):
+                        (props, summary, rc, took, n), ladder = push_point(exp, p, args.records, bootstrap, runs_dir,
+                                                                           f"exp-{tag}-{run_name}")
                     else:
                         props.update({"kafka.topic": f"exp-{tag}-{run_name}", "kafka.bootstrap": bootstrap})
                         summary, rc, took = run_jmeter(PRODUCER_PLAN, props, runs_dir, run_name)
                     f = figures(summary, exp.get("consumer"))
+                    if f is not None and exp.get("push"):
+                        f["ladder"] = ladder
+                        f["still_rising"] = 1 if ladder[-1].get("still_rising") else 0
+                    if f is not None and exp.get("perf_test"):
+                        f["perf_test_rps"] = perf_test(f"exp-{tag}-{run_name}-perf", p, n, props["record.size"],
+                                                       bootstrap, runs_dir, f"{run_name}-perf")
+                        log(f"  kafka-producer-perf-test: {fmt(f['perf_test_rps'])} records/s")
                     log(f"{name} {exp['knob']}={p} round {rnd + 1}: "
                         f"{fmt((f or {}).get('records_per_sec'))} records/s, exit {rc}, {took:.0f} s")
                     rows[name].append({"point": p, "round": rnd, "props": props, "records": n, "exit": rc,
@@ -349,12 +478,10 @@ def main():
     finally:
         for nodes in started:
             kafka("stop", "--nodes", str(nodes))
-    results = []
     for name in names:
-        result, md = render(name, EXPERIMENTS[name], rows[name], args.out, args.rounds)
-        results.append(result)
+        _, md = render(name, EXPERIMENTS[name], rows[name], args.out, args.rounds, args.records, args.bootstrap)
         print(md)
-    index(args.out, results, args)
+    index(args.out)
     print(f"wrote {args.out}/index.html")
     failed = [f"{n} {r['point']}" for n in names for r in rows[n] if r["figures"] is None]
     if failed:

@@ -12,8 +12,12 @@
 #                records of 6 partitions while the leader of partition 0, then the group's coordinator, is killed
 #                5 s in: it reads 3,000 of 3,000, every partition to its end offset, no failed sample
 # Starts the 3 nodes if they are not running, from empty data so the fresh-cluster case is real (and stops them at
+#   experiment: scripts/experiment failover --quick: for policy=capacity acks=1 and policy=reliability, the busiest
+#                partition's leader killed and restarted, the window, p99s, audit figures and time to full ISR reported
+#                (reliability: nothing lost, nothing failed-but-written); a kill command that fails and a 1-broker
+#                cluster (FAILOVER_SINGLE_BOOTSTRAP, default 127.0.0.1:9092) refused
 # the end if it started them). Needs a built jar. `tests/faults/run.sh consumer` runs only the consumer checks
-# (fresh and failover).
+# (fresh and failover), `tests/faults/run.sh experiment` only the failover experiment's.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root" || exit 1
@@ -22,7 +26,8 @@ source "$root/tests/lib/checks.sh"
 
 suite_start=$SECONDS
 only="${1:-all}"
-[[ "$only" == all || "$only" == consumer ]] || { echo "usage: tests/faults/run.sh [consumer]" >&2; exit 2; }
+[[ "$only" == all || "$only" == consumer || "$only" == experiment ]] ||
+  { echo "usage: tests/faults/run.sh [consumer|experiment]" >&2; exit 2; }
 out="$root/target/faults"
 rm -rf "$out"
 mkdir -p "$out"
@@ -292,6 +297,53 @@ read_back() {
   ((ok == tries))
 }
 
+# scripts/experiment failover --quick on this cluster, both settings.
+failover_experiment() {
+  scripts/experiment failover --quick --out "$out/failover" >"$out/failover.out" 2>&1 ||
+    { tail -n 5 "$out/failover.out"; return 1; }
+  grep -m1 '^\*\*' "$out/failover.out"
+  python3 - "$out/failover" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+r = json.load(open(os.path.join(d, "failover.json")))
+runs = {x["run"]: x for x in r["runs"]}
+assert set(runs) == {"capacity-acks1", "reliability"}, list(runs)
+for x in runs.values():
+    assert x["killed_node"] in (1, 2, 3) and x["kill_s"] < x["restart_s"], x
+    assert x["time_to_full_isr_s"] is not None and x["time_to_full_isr_s"] >= 0, x
+    assert x["p99_before_ms"] is not None and x["p99_after_ms"] is not None, x
+    assert x["audit_complete"] is True and x["acked_but_lost"] is not None and x["duplicates"] is not None, x
+rel = runs["reliability"]
+assert rel["acked_but_lost"] == 0 and rel["failed_but_written"] == 0 and rel["failed_samples"] == 0, rel
+md = open(os.path.join(d, "failover.md")).read()
+assert md.count("\n| ") == 3 and "time to full ISR" in md, md
+assert os.path.getsize(os.path.join(d, "failover.png")) > 1000
+page = open(os.path.join(d, "index.html")).read()
+assert "href='failover.md'" in page and "src='failover.png'" in page
+PY
+}
+
+# A kill command that fails, and a cluster of one broker: refused with the reason.
+failover_refused() {
+  scripts/experiment failover --quick --kill-cmd "false" --out "$out/failover-bad" >"$out/failover-bad.out" 2>&1
+  local rc=$?
+  tail -n 1 "$out/failover-bad.out"
+  ((rc != 0)) && grep -q "the kill command failed (exit 1)" "$out/failover-bad.out" || return 1
+  scripts/experiment failover --quick --bootstrap "${FAILOVER_SINGLE_BOOTSTRAP:-127.0.0.1:9092}" \
+    --out "$out/failover-one" >"$out/failover-one.out" 2>&1
+  rc=$?
+  tail -n 1 "$out/failover-one.out"
+  ((rc == 2)) && grep -q "has 1 broker(s) .*a failover needs at least 3" "$out/failover-one.out"
+}
+
+if [[ "$only" == experiment ]]; then
+  check "failover experiment --quick: both settings reported, reliability loses nothing" failover_experiment
+  check "failover experiment: a failing kill command and a 1-broker cluster refused" failover_refused
+  echo "faults time: $((SECONDS - suite_start)) s"
+  summary
+  exit
+fi
+
 check "fresh cluster: a new group with 3 threads reads all 1,000 records (no partition left unread)" fresh_group
 check "slow consumer group, leader killed mid-read: 3,000 of 3,000 read, every partition to its end" \
   consumer_failover leader
@@ -305,5 +357,7 @@ fi
 check "reliability defaults, leader killed and restarted: JTL OK = acked = audit found = topic, 0 missing" reliability
 check "negative control (acks=1, batches, leader killed): the audit's figures match the topic" control
 check "audit read-back with one broker down: every try finds all messages" read_back
+check "failover experiment --quick: both settings reported, reliability loses nothing" failover_experiment
+check "failover experiment: a failing kill command and a 1-broker cluster refused" failover_refused
 echo "faults time: $((SECONDS - suite_start)) s"
 summary

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# scripts/experiment capacity through JMeter against a real broker (CAPACITY_BOOTSTRAP, default the shared single
+# node 127.0.0.1:9092):
+#   refused:   --p99 0 and --p99 -1, a plan whose producer's rate no property drives: exit 2 with the reason
+#   broken:    a plan that fails every sample (records over the broker's limit) stops after its first step with
+#              that sample's error
+#   quota:     a producer quota (producer_byte_rate for this suite's own client.id) throttles the broker on purpose:
+#              the knee found is within 15 % of the quota's rate, the bound named is the quota, and the outputs
+#              (JSON, a table row per step, the chart, index.html's link) are complete
+#   unmet:     an SLO no rate meets under that quota (every rate tried above it): says so with the lowest rate tried
+#   step-load: scripts/experiment step-load --quick: 2, 4, 6 threads each seen sampling in its own step, records/s,
+#              p99 and generator CPU per step, the last step judged, the outputs linked from index.html
+# Needs a built jar (scripts/build) and the broker. Ends with "N passed, N failed".
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
+source "$root/tests/lib/checks.sh"
+enter_work_dir capacity
+bootstrap="${CAPACITY_BOOTSTRAP:-127.0.0.1:9092}"
+# A client.id of this run's own: the quota throttles this suite's producer only, never another suite's on the broker.
+client="capacity-quota-$$"
+record=10000
+quota=3000000 # bytes/s: 300 records/s of 10,000 B
+quota_rate=$((quota / record))
+
+quota_config() {
+  scripts/kafka configs --bootstrap-server "$bootstrap" --entity-type clients --entity-name "$client" "$@" \
+    >>"$out/quota.log" 2>&1
+}
+
+# refused NAME TEXT ARGS...: scripts/experiment capacity ARGS exits 2 and its error names TEXT.
+refused() {
+  local name="$1" text="$2"
+  shift 2
+  scripts/experiment capacity "$@" --out "$out/$name" >"$out/$name.out" 2>&1
+  local rc=$?
+  tail -n 1 "$out/$name.out"
+  ((rc == 2)) && grep -qF -- "$text" "$out/$name.out"
+}
+
+broken() {
+  scripts/experiment capacity --p99 100 --quick --record-size 2000000 --bootstrap "$bootstrap" --out "$out/broken" \
+    >"$out/broken.out" 2>&1
+  local rc=$?
+  tail -n 1 "$out/broken.out"
+  ((rc == 2)) && grep -q "every sample of step 1 .* failed, so the search stopped: MSG_SIZE_TOO_LARGE" "$out/broken.out" &&
+    ! grep -q "capacity step 2" "$out/broken.out"
+}
+
+quota_knee() {
+  # Warm-up longer than the 11 s over which the broker averages a quota: a fresh client's first seconds may burst.
+  scripts/experiment capacity --p99 200 --record-size "$record" --warmup 12 --step-seconds 8 --bisections 3 \
+    --start-rate $((quota_rate * 6 / 10)) --extra-properties "client.id=$client" --bootstrap "$bootstrap" \
+    --out "$out/quota" >"$out/quota.out" 2>&1 || { tail -n 5 "$out/quota.out"; return 1; }
+  python3 - "$out/quota" "$quota_rate" <<'PY'
+import json, os, sys
+d, quota_rate = sys.argv[1], float(sys.argv[2])
+r = json.load(open(os.path.join(d, "capacity.json")))
+knee = r["knee"]["rate"]
+print(f"knee {knee:,.0f} records/s against the quota's {quota_rate:,.0f} ({knee / quota_rate - 1:+.1%}); "
+      f"bounded by {r['bounded_by']}")
+assert abs(knee / quota_rate - 1) <= 0.15, "the knee is not within 15 % of the quota's rate"
+assert "quota" in r["bounded_by"], r["bounded_by"]
+assert r["knee"]["p99_ms"] <= 200 and r["knee"]["service_p99_ms"] is not None, r["knee"]
+md = open(os.path.join(d, "capacity.md")).read()
+assert md.count("\n| ") == len(r["steps"]) + 1 and "p99 ms (intended)" in md, md
+assert any(not s["passed"] for s in r["steps"]) and any(s["passed"] for s in r["steps"]), r["steps"]
+assert os.path.getsize(os.path.join(d, "capacity.png")) > 1000
+page = open(os.path.join(d, "index.html")).read()
+assert "href='capacity.md'" in page and "src='capacity.png'" in page
+PY
+}
+
+unmet() {
+  # Every rate tried is at least 5× the quota's: throttled, each step falls behind its schedule.
+  scripts/experiment capacity --p99 200 --record-size "$record" --quick --warmup 3 --down-steps 1 \
+    --start-rate $((quota_rate * 10)) --extra-properties "client.id=$client" --bootstrap "$bootstrap" \
+    --out "$out/unmet" >"$out/unmet.out" 2>&1 || { tail -n 5 "$out/unmet.out"; return 1; }
+  grep -m1 '^\*\*' "$out/unmet.out"
+  local lowest
+  lowest="$(python3 -c "print(f'{$quota_rate * 5:,}')")" # as the report writes it: 1,500
+  grep -q "no rate met the SLO (.*): the lowest tried, $lowest records/s, failed" "$out/unmet.out"
+}
+
+step_load() {
+  # Into the quota run's folder: its index.html then links both experiments.
+  scripts/experiment step-load --quick --record-size 200 --p99 60000 --bootstrap "$bootstrap" --out "$out/quota" \
+    >"$out/step-load.out" 2>&1 || { tail -n 5 "$out/step-load.out"; return 1; }
+  grep -m1 '^\*\*' "$out/step-load.out"
+  python3 - "$out/quota" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+r = json.load(open(os.path.join(d, "step-load.json")))
+steps = r["steps"]
+assert [s["threads"] for s in steps] == [2, 4, 6], steps
+assert [s["threads_sampling"] for s in steps] == [2, 4, 6], [s["threads_sampling"] for s in steps]
+for s in steps:
+    assert s["records_per_sec"] > 0 and s["p99_ms"] is not None and s["errors"] == 0, s
+    assert s["jmeter_cpu_pct"] and s["jmeter_cpu_pct"] > 0, s
+assert r["verdict"] is True and "last step PASS" in r["headline"], r["headline"]
+md = open(os.path.join(d, "step-load.md")).read()
+assert md.count("\n| ") == len(steps) + 1 and "JMeter CPU %" in md, md
+assert os.path.getsize(os.path.join(d, "step-load.png")) > 1000
+page = open(os.path.join(d, "index.html")).read()
+for n in ("capacity", "step-load"):
+    assert f"href='{n}.md'" in page and f"src='{n}.png'" in page, n
+PY
+}
+
+check "--p99 0 refused" refused p99-zero "--p99 must be greater than 0 (got 0)" --p99 0
+check "--p99 -1 refused" refused p99-negative "--p99 must be greater than 0 (got -1)" --p99 -1
+check "a plan without the rate property refused" refused no-rate-property \
+  "has no Kafka Producer whose target rate reads the property 'target.rate'" --p99 10 \
+  --plan jmeter-plans/consumer-throughput.jmx
+check "a plan failing every sample stops at once with its first error" broken
+if quota_config --alter --add-config "producer_byte_rate=$quota"; then
+  check "a producer quota of $quota_rate records/s: the knee within 15 %" quota_knee
+  check "an SLO no rate meets: said, with the lowest rate tried" unmet
+else
+  check "the producer quota could be set (see $out/quota.log)" false
+fi
+quota_config --alter --delete-config producer_byte_rate || true
+check "step load: a table row per step, generator CPU, the last step judged" step_load
+summary
