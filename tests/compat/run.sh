@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# A && B || { report; return 1; } is meant: the report runs when any check failed.
+# shellcheck disable=SC2015
 # Broker compatibility: the oldest (3.7.x) and the newest (4.4.0) Kafka release each run as a single
 # node of their own (scripts/kafka --port-base, away from the shared broker on 9092-9095 and the 3-node cluster),
 # and JMeter drives the producer with the audit, the consumer and a transactional producer against each; the JTLs, the summaries and the

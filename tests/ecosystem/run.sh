@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# A && B || { report; return 1; } is meant: the report runs when any check failed.
+# shellcheck disable=SC2015
 # Where teams already run JMeter: the producer plan through jmeter-maven-plugin (examples/maven/pom.xml), through
 # Taurus (examples/taurus/kafka.yml) and with JMeter's InfluxDB Backend Listener writing to a real InfluxDB 1.x
 # (jmeter-plans/producer-influxdb.jmx, scripts/influxdb). Each path with a passing and a failing verdict; the
