@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use kafka_native::producer::settings as config;
 use kafka_native::producer::{ProducerHandle, SampleInput};
-use kafka_native::report::Run;
+use kafka_native::run::report::Run;
 
 const USAGE: &str = "\
 Usage: engine_bench --topic TOPIC [options]

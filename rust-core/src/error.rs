@@ -142,7 +142,7 @@ impl EngineError {
 
     /// An error under a name that is not ours: librdkafka's (from [`error_name`]) or one already in an error.
     pub fn named(code: String, message: impl Into<String>) -> Self {
-        EngineError { code, message: crate::client::limits::readable(message.into()) }
+        EngineError { code, message: crate::echo::readable(message.into()) }
     }
 
     /// A CONFIG_ERROR.

@@ -8,7 +8,7 @@ use std::fs::{File, Metadata, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 
-use crate::client::limits::clip;
+use crate::echo::clip;
 
 /// Schema files and their imports, summaries used as a baseline: far above any real one.
 pub const MAX_DOCUMENT: u64 = 16 * 1024 * 1024;

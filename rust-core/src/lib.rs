@@ -21,39 +21,36 @@
 //!   metadata fetches that carry that cause, topic administration.
 //! - [`producer`]: settings and policy presets, handle, slot and ticket, shared producer and pre-flight, pacer,
 //!   payloads, per-thread statistics.
-//! - [`consumer`]: settings, handle (one sample = one poll), the whole verdict (sequence, `check.regex`, EMPTY,
-//!   `stop.on.empty`), statistics.
+//! - [`consumer`]: settings, handle (one sample = one poll), the sample's outcome (sequence, `check.regex`, EMPTY,
+//!   `stop.on.empty`), statistics, rebalances.
 //! - [`lag`]: the consumer group's lag and the "not keeping up" verdict.
 //! - [`audit`]: the `kn.*` headers, acknowledged-sequence sets, the read-back at the end of a test.
 //! - [`schema`]: Avro, JSON Schema and Protobuf records generated from a schema (field rules) or encoded from
 //!   JMeter's JSON, the schema registry client and wire format, and the consumer's decoder.
-//! - [`report`]: the run's totals, passed to handles, and the end-of-test lines and JSON summaries;
-//!   [`report_paths`]: report files checked at test start so that none replaces a file it should not.
-//! - [`breakdown`]: where the send→ack time goes (librdkafka's statistics), with hints.
-//! - [`verdict`]: `kafka.verdict`'s criteria over the summaries; [`judgement`]: the run judged once after JMeter's end
-//!   of test (summaries, lag, generator health, [`baseline`] comparison, [`junit`] report).
+//! - [`run`]: one run as a whole: its totals and end-of-test reports and JSON summaries ([`run::report`]), where
+//!   the send→ack time goes ([`run::breakdown`], librdkafka's statistics, with hints), and the report files checked
+//!   at test start so that none replaces a file it should not ([`run::report_paths`]).
+//! - [`verdict`]: judging the run for CI: `kafka.verdict`'s criteria over the summaries, the run judged once after
+//!   JMeter's end of test (summaries, lag, generator health, the baseline comparison), the JUnit report.
 //! - [`files`]: every file a user names, opened without blocking, checked to be a regular file, read with a limit.
-//! - [`error`]: one error type with stable codes; [`logsink`]: log lines waiting for a JMeter thread.
+//! - [`error`]: one error type with stable codes; [`echo`]: user values clipped in messages; [`logsink`]: log lines
+//!   waiting for a JMeter thread; [`template`]: `{seq}`-style placeholders in keys, values and headers.
 //! - [`jni`]: the bridge only (conversion, typed exceptions, result layouts).
 //!
 //! Everything but [`jni`] is plain Rust, tested with `cargo test`: broker-less on librdkafka's mock cluster, and
 //! against a real broker when one answers on 127.0.0.1:9092.
 
 pub mod audit;
-pub mod baseline;
-pub mod breakdown;
 pub mod client;
 pub mod consumer;
+pub mod echo;
 pub mod error;
 pub mod files;
 pub mod jni;
-pub mod judgement;
-pub mod junit;
 pub mod lag;
 pub mod logsink;
 pub mod producer;
-pub mod report;
-pub mod report_paths;
+pub mod run;
 pub mod schema;
 pub mod template;
 pub mod verdict;

@@ -5,9 +5,8 @@
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::client::limits::clip;
+use crate::echo::clip;
 use crate::error::EngineError;
-use crate::schema::rules::random_uuid;
 
 /// What a `{name}` in a template expands to.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -131,6 +130,11 @@ fn choices(allowed: &[Placeholder]) -> String {
 
 fn epoch_millis() -> u128 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0)
+}
+
+/// A random (version 4) UUID: what `{uuid}` becomes, and the schema generators' `uuid` rule.
+pub fn random_uuid(rng: &mut fastrand::Rng) -> uuid::Uuid {
+    uuid::Builder::from_random_bytes(rng.u128(..).to_le_bytes()).into_uuid()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use kafka_native::baseline;
+use kafka_native::verdict::baseline;
 
 const USAGE: &str = "usage: scripts/compare BEFORE.json AFTER.json [--max-regression PCT]
   BEFORE, AFTER   summary files of two runs (kafka.summary.file or kafka.consumer.summary.file), of the same kind

@@ -13,9 +13,9 @@ use rdkafka::types::RDKafkaConfRes;
 use rdkafka::ClientConfig;
 
 use super::context::HasClientCtx;
-use super::limits::{clip, ECHO};
 use super::oauth::NativeClient;
 use super::settings::{is_secret, shown};
+use crate::echo::{clip, ECHO};
 use crate::error::{redact_kafka, EngineError};
 
 /// Every property name librdkafka documents, aliases included (`linger.ms` is an alias, absent from a

@@ -1,7 +1,7 @@
 //! The one client context every Kafka client of the engine uses (producer, consumer, lag monitor, admin, audit):
 //! librdkafka's client-level errors are logged and the last one is kept, so that a failed request can say why
 //! (a wrong SASL password instead of "transport failure"); log lines go to the [`crate::logsink`]; statistics
-//! give the retry count (and a producer's time breakdown, [`crate::breakdown`]). Every callback body runs under [`guarded`]: a panic there becomes a logged error.
+//! give the retry count (and a producer's time breakdown, [`crate::run::breakdown`]). Every callback body runs under [`guarded`]: a panic there becomes a logged error.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,8 +15,8 @@ use rdkafka::error::KafkaError;
 use rdkafka::statistics::Statistics;
 use rdkafka::types::RDKafkaErrorCode;
 
-use crate::breakdown::{Knobs, Recorder};
 use crate::error::{panic_text, EngineError};
+use crate::run::breakdown::{Knobs, Recorder};
 
 /// Runs a callback body that librdkafka calls from its own thread; a panic must not unwind into C (it would
 /// abort the JVM), so it is caught and logged.

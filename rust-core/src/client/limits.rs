@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::echo::clip;
 use crate::error::EngineError;
 use crate::files;
 
@@ -34,47 +35,9 @@ pub const MAX_VALUE: usize = 65_536;
 pub const MAX_PEM: usize = 4 * 1024 * 1024;
 /// `bootstrap.servers` is copied onto the calling thread's stack once per entry that is parsed.
 pub const MAX_BOOTSTRAP_BYTES: usize = 16_384;
-/// Echoed values are cut to this many characters, so that a 1 MB value cannot fill a JTL row or a log line.
-pub const ECHO: usize = 80;
 
 /// Properties that travel as Kafka protocol strings (INT16 length) besides `client.id`.
 const PROTOCOL_STRINGS: &[&str] = &["group.id", "group.instance.id", "transactional.id", "client.rack"];
-
-/// At most [`ECHO`] characters of `value`, with its full size said when it was cut.
-pub fn clip(value: &str) -> String {
-    match value.char_indices().nth(ECHO) {
-        None => value.to_string(),
-        Some((end, _)) => format!("{}… ({} bytes)", &value[..end], value.len()),
-    }
-}
-
-/// Messages up to this length are left as they are; longer ones have their long quoted values clipped.
-const READABLE: usize = 1000;
-
-/// `message` with every quoted value (`'...'`) longer than 200 bytes clipped, when the message is long, and cut at
-/// 1,500 bytes in any case. Short messages (all normal ones) are returned unchanged.
-pub fn readable(message: String) -> String {
-    if message.len() <= READABLE {
-        return message;
-    }
-    let mut out = String::with_capacity(READABLE);
-    let mut rest = message.as_str();
-    while let Some(open) = rest.find('\'') {
-        let Some(close) = rest[open + 1..].find('\'').map(|c| c + open + 1) else { break };
-        out.push_str(&rest[..=open]);
-        let quoted = &rest[open + 1..close];
-        out.push_str(&if quoted.len() > 200 { clip(quoted) } else { quoted.to_string() });
-        out.push('\'');
-        rest = &rest[close + 1..];
-    }
-    out.push_str(rest);
-    if out.len() > READABLE + 500 {
-        let end = (0..=READABLE + 500).rev().find(|i| out.is_char_boundary(*i)).unwrap_or(0);
-        out.truncate(end);
-        out.push_str("… (message cut)");
-    }
-    out
-}
 
 /// Checks the librdkafka properties of any client (producer, consumer, admin, audit) against the limits above.
 pub fn check_client(props: &BTreeMap<String, String>) -> Result<(), EngineError> {
@@ -329,22 +292,5 @@ mod tests {
         assert!(check_topic("a\0b").unwrap_err().message.contains("NUL"));
         assert!(check_topic("a\u{FFFD}").unwrap_err().message.contains("not valid UTF-8"));
         assert!(check_topic("..").is_err());
-    }
-
-    #[test]
-    fn long_messages_have_their_quoted_values_clipped() {
-        let short = "acks: 'banana' is not valid".to_string();
-        assert_eq!(readable(short.clone()), short);
-        let long = format!("topic '{}' does not exist on b:9092; create it", "t".repeat(1 << 20));
-        let r = readable(long);
-        assert!(r.len() < 200 && r.ends_with("does not exist on b:9092; create it"), "{r}");
-        assert!(readable("x".repeat(1 << 20)).len() < 1600);
-    }
-
-    #[test]
-    fn clip_keeps_short_values_and_cuts_long_ones() {
-        assert_eq!(clip("short"), "short");
-        let cut = clip(&"é".repeat(1000));
-        assert!(cut.ends_with("… (2000 bytes)") && cut.chars().count() < 100, "{cut}");
     }
 }

@@ -20,7 +20,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::producer::{BaseProducer, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::ClientContext;
 
-use super::limits::clip;
+use crate::echo::clip;
 use crate::error::{Code, EngineError};
 
 /// The settings the engine handles itself: never passed to librdkafka. The Java client's names of the client

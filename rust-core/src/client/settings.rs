@@ -108,7 +108,7 @@ pub fn shown(key: &str, value: &str) -> String {
     if is_secret(key) {
         "***".to_string()
     } else {
-        format!("'{}'", super::limits::clip(value))
+        format!("'{}'", crate::echo::clip(value))
     }
 }
 
@@ -131,7 +131,7 @@ pub fn parse_property_list(text: &str, what: &str) -> Result<Vec<(String, String
             }
             _ => Err(EngineError::config(format!(
                 "{what}: '{}' is not of the form key=value (items are separated by ';' or new lines)",
-                if is_secret(item) { "***".to_string() } else { super::limits::clip(item.trim()) }
+                if is_secret(item) { "***".to_string() } else { crate::echo::clip(item.trim()) }
             ))),
         })
         .collect()

@@ -3,17 +3,17 @@
 //! Flow of one sample ([`ConsumerHandle::poll`]): wait up to `poll.timeout.ms` for the first record, then take
 //! whatever librdkafka has already fetched, up to `max.records`, without waiting again (Java's `poll` semantics);
 //! every record is measured (size, produce→consume latency from the `kn.sent.us` header or the Kafka timestamp)
-//! and optionally checked ([`verdict`]: the audit sequence, `check.regex`); with `commit=sync` the offsets are committed
-//! before the sample ends. The sample's whole verdict (EMPTY, SEQUENCE_ERROR, CONTENT_MISMATCH, stop.on.empty) is
+//! and optionally checked ([`outcome`]: the audit sequence, `check.regex`); with `commit=sync` the offsets are committed
+//! before the sample ends. The sample's whole outcome (EMPTY, SEQUENCE_ERROR, CONTENT_MISMATCH, stop.on.empty) is
 //! decided here, in the engine.
 //!
 //! Partitions are assigned statically by default (`assignment=all` or a list, split across the JMeter threads by
 //! thread number), so that starting or stopping threads never triggers a rebalance; `assignment=subscribe` joins
 //! the group instead, and every rebalance is logged with its duration ([`ConsumerCtx`]).
 
+pub mod outcome;
 pub mod settings;
 pub mod stats;
-pub mod verdict;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,11 +33,11 @@ use crate::client::metadata::{self, Fetch};
 use crate::client::retry;
 use crate::client::settings::servers;
 use crate::error::{Code, EngineError};
-use crate::report::Run;
+use crate::run::report::Run;
 use crate::schema::RecordDecoder;
+use outcome::{check_content, check_schema, check_sequence, SampleAcc};
 use settings::{Assignment, Commit, ConsumerSettings};
 use stats::{ConsumerTotals, LatencySource, ReadTo};
-use verdict::{check_content, check_schema, check_sequence, SampleAcc};
 /// Longest wait inside librdkafka between two checks for an interrupt.
 const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
 
@@ -396,7 +396,7 @@ impl ConsumerHandle {
     }
 
     fn outcome(&mut self, start: Instant, end: Instant, sample: SampleAcc, error: Option<EngineError>) -> PollOutcome {
-        let (error, mut stop_thread) = verdict::decide(&self.settings, &sample, error);
+        let (error, mut stop_thread) = outcome::decide(&self.settings, &sample, error);
         if sample.records > 0 {
             self.not_drained_logged = false;
         }
@@ -819,7 +819,7 @@ fn start_offsets(
         err.message = format!(
             "the committed offsets of group '{}' for topic '{}' could not be read within {} ms (timeout.ms, \
              {attempts} attempt(s)): {}; check that the broker's group coordinator is up",
-            crate::client::limits::clip(&settings.group),
+            crate::echo::clip(&settings.group),
             settings.topic,
             settings.timeout.as_millis(),
             err.message
@@ -829,7 +829,7 @@ fn start_offsets(
     if attempts > 1 {
         log::info!(
             "group '{}': committed offsets read after {attempts} attempts (the coordinator was not ready yet)",
-            crate::client::limits::clip(&settings.group)
+            crate::echo::clip(&settings.group)
         );
     }
     let reset = settings.client.get("auto.offset.reset").map(String::as_str).unwrap_or("earliest");

@@ -303,7 +303,7 @@ pub fn parse_partitions(text: &str) -> Result<Vec<i32>, EngineError> {
                 // A partition listed twice would be read by one thread only: the list is probably a typo.
                 return Err(EngineError::config(format!(
                     "assignment: partition {p} is listed more than once in '{}'; list each partition once",
-                    crate::client::limits::clip(text)
+                    crate::echo::clip(text)
                 )));
             }
             partitions.push(p);

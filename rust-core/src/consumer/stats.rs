@@ -1,7 +1,7 @@
 //! What the consumers of a run did, as kafka-consumer-perf-test reports it, plus produce→consume latency.
 //!
 //! Each consumer handle keeps its own [`ConsumerTotals`] (touched only by its JMeter thread); handles merge into
-//! the run's totals ([`crate::report::Run`]) when they close, and the last one out prints the report: the perf-test columns with one row,
+//! the run's totals ([`crate::run::report::Run`]) when they close, and the last one out prints the report: the perf-test columns with one row,
 //! then the end-to-end latency line.
 
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@ use jni::{Env, EnvUnowned};
 use super::{opt_string, BridgeError, ThrowPolicy};
 use crate::error::{Code, EngineError};
 use crate::logsink;
-use crate::report::Run;
+use crate::run::report::Run;
 
 /// The layout named `name` ("producer", "consumer", "lag", "judgement").
 fn layout(name: &str) -> Option<&'static [&'static str]> {

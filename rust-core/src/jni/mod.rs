@@ -40,7 +40,7 @@ use jni::sys::jlong;
 use jni::{jni_sig, jni_str, Env, EnvUnowned};
 
 use crate::error::{panic_text, Code, EngineError};
-use crate::report::Run;
+use crate::run::report::Run;
 
 /// The run of this JVM: every handle opened through the bridge reports to it.
 pub(crate) static RUN: LazyLock<std::sync::Arc<Run>> = LazyLock::new(Run::new);

@@ -1,14 +1,14 @@
 //! Native methods of `io.kafkanative.jmeter.NativeVerdict`: `kafka.verdict` checked at test start, the run judged
-//! at its end ([`crate::judgement`]), and the process's malloc figure for the load generator's health.
+//! at its end ([`crate::verdict::judgement`]), and the process's malloc figure for the load generator's health.
 
 use jni::objects::{JLongArray, JObjectArray, JString};
 use jni::sys::jlong;
 use jni::Env;
 
 use super::{opt_string, BridgeError, ThrowPolicy};
-use crate::judgement::{Judgement, Request};
 use crate::layout;
-use crate::report_paths::{Input, Kind, Report};
+use crate::run::report_paths::{Input, Kind, Report};
+use crate::verdict::judgement::{Judgement, Request};
 
 /// A Java string, None when null or blank (a property left empty means "not set").
 fn setting(env: &Env, s: &JString) -> Result<Option<String>, BridgeError> {
@@ -117,7 +117,7 @@ mod tests {
     #[test]
     fn the_array_follows_the_layout() {
         let j = Judgement { text: None, criteria: 3, failed: 1 };
-        let exit = crate::verdict::FAILED_EXIT_CODE as jlong;
+        let exit = crate::verdict::criteria::FAILED_EXIT_CODE as jlong;
         super::super::assert_layout(LAYOUT, &slots(&j), &[("criteria", 3), ("failed", 1), ("exit_code", exit)]);
     }
 }

@@ -30,7 +30,7 @@ use rdkafka::types::RDKafkaErrorCode;
 
 use crate::audit::{self, AuditTarget, SeqSet};
 use crate::error::{Code, EngineError};
-use crate::report::Run;
+use crate::run::report::Run;
 use pacer::Pacer;
 use payload::PayloadGen;
 pub use payload::SampleInput;

@@ -259,7 +259,7 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
                 return Err(EngineError::config(format!(
                     "target.rate: '{}' is not valid; use samples per second per thread from {MIN_TARGET_RATE} to \
                      {MAX_TARGET_RATE} (e.g. 50 or 0.5), or 0 for no pacing",
-                    limits::clip(raw)
+                    crate::echo::clip(raw)
                 )))
             }
         },
@@ -300,7 +300,7 @@ pub(crate) fn parse_headers(text: &str) -> Result<Vec<(String, String)>, EngineE
     if let Some((k, _)) = headers.iter().find(|(k, _)| k.contains('\0')) {
         return Err(EngineError::config(format!(
             "headers: the key '{}' contains a NUL character, which a Kafka header key cannot carry",
-            limits::clip(&k.replace('\0', "\\0"))
+            crate::echo::clip(&k.replace('\0', "\\0"))
         )));
     }
     // The consumer takes kn.sent.us as the send time and the audit kn.run/kn.pid/kn.seq as a message's identity: a
@@ -309,7 +309,7 @@ pub(crate) fn parse_headers(text: &str) -> Result<Vec<(String, String)>, EngineE
         return Err(EngineError::config(format!(
             "headers: '{}' is reserved: the engine's own headers start with '{RESERVED_HEADER_PREFIX}' (send time, \
              audit); rename the header (stamp.time=true sends {})",
-            limits::clip(k),
+            crate::echo::clip(k),
             crate::audit::SENT_US_HEADER
         )));
     }

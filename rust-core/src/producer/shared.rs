@@ -15,13 +15,13 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer, PurgeConfig, Threade
 
 use super::settings::{Preflight, ProducerSettings, Scope};
 use super::slot::{ProducerCtx, Ticket};
-use crate::breakdown::Knobs;
 use crate::client::context::HasClientCtx;
 use crate::client::metadata::{self, Fetch};
 use crate::client::settings::{self, connection_properties, servers};
 use crate::client::{admin, config};
 use crate::error::{Code, EngineError};
-use crate::report::Run;
+use crate::run::breakdown::Knobs;
+use crate::run::report::Run;
 
 /// A message as the engine hands it to librdkafka.
 pub(super) type Record<'a> = BaseRecord<'a, [u8], [u8], Box<Ticket>>;

@@ -22,7 +22,7 @@ pub(crate) struct ProducerCtx {
 
 impl ProducerCtx {
     /// A context whose statistics also record the time breakdown for a producer with these settings.
-    pub(crate) fn new(knobs: crate::breakdown::Knobs) -> ProducerCtx {
+    pub(crate) fn new(knobs: crate::run::breakdown::Knobs) -> ProducerCtx {
         ProducerCtx { client: ClientCtx::with_breakdown(knobs) }
     }
 }

@@ -1,7 +1,7 @@
 //! Counts and send→ack latencies of a run, as kafka-producer-perf-test reports them, with better resolution.
 //!
 //! Each producer handle keeps its own [`Totals`] (no lock shared across JMeter threads on the hot path);
-//! handles merge into the run's totals ([`crate::report::Run`]) when they close, and the last one out prints the
+//! handles merge into the run's totals ([`crate::run::report::Run`]) when they close, and the last one out prints the
 //! report.
 
 use std::collections::BTreeMap;

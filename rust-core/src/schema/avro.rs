@@ -17,8 +17,9 @@ use serde_json::Value as Json;
 
 use super::avro_binary as binary;
 use super::generator::{join, Generator, Rule, RuleValue, Walk};
-use super::rules::{pick_len, random_uuid, FieldRules, Rules};
+use super::rules::{pick_len, FieldRules, Rules};
 use crate::error::{Code, EngineError};
+use crate::template::random_uuid;
 
 /// Default share of nulls for optional fields without a `null` rule.
 pub const DEFAULT_NULL_RATIO: f64 = 0.1;
@@ -76,7 +77,7 @@ impl AvroSchema {
     }
 
     fn write(&self, value: &Value, out: &mut Vec<u8>) -> Result<(), EngineError> {
-        binary::value(out, value, &self.schema, self).map_err(|e| {
+        binary::value(out, value, &self.schema, &self.names).map_err(|e| {
             EngineError::new(Code::RecordInvalid, format!("the record does not match the Avro schema: {e}"))
         })
     }
@@ -95,10 +96,7 @@ impl AvroSchema {
 
     /// The schema a name refers to (any other schema as it is).
     pub(super) fn resolve<'a>(&'a self, schema: &'a Schema) -> &'a Schema {
-        match schema {
-            Schema::Ref { name } => self.names.get(name).unwrap_or(schema),
-            other => other,
-        }
+        binary::resolve(&self.names, schema)
     }
 }
 
@@ -518,7 +516,7 @@ fn leaf_for(
         let value = json_to_value(json, schema, all)
             .map_err(|e| e.message.replace("the record does not match the Avro schema: ", ""))?;
         let mut bytes = Vec::new();
-        binary::value(&mut bytes, &value, schema, all)?;
+        binary::value(&mut bytes, &value, schema, &all.names)?;
         Ok(Encoded(bytes))
     };
     let rule = r.value.as_ref().map(|rule| Rule::plan(rule, convert, seq, matches!(schema, Schema::String)));

@@ -10,7 +10,9 @@ use apache_avro::schema::{DecimalSchema, InnerDecimalSchema, SchemaKind, UnionSc
 use apache_avro::types::Value;
 use apache_avro::Schema;
 
-use super::avro::AvroSchema;
+use std::collections::HashMap;
+
+use apache_avro::schema::Name;
 
 /// An int or long: zig-zag, then a varint of 7-bit groups, low group first (an int's encoding is the long's).
 pub fn long(out: &mut Vec<u8>, n: i64) {
@@ -80,25 +82,37 @@ pub fn uuid(out: &mut Vec<u8>, u: &uuid::Uuid, form: &UuidSchema) {
     }
 }
 
+/// The schema a name refers to (any other schema as it is), among a schema's `names` (its named types).
+pub fn resolve<'a>(names: &'a HashMap<Name, Schema>, schema: &'a Schema) -> &'a Schema {
+    match schema {
+        Schema::Ref { name } => names.get(name).unwrap_or(schema),
+        other => other,
+    }
+}
+
 /// Encodes `v`, a value made for `schema` (as `from_json` and the rules make them), appending to `out`; the error
 /// says what does not fit.
-pub fn value(out: &mut Vec<u8>, v: &Value, schema: &Schema, all: &AvroSchema) -> Result<(), String> {
-    let schema = all.resolve(schema);
+pub fn value(out: &mut Vec<u8>, v: &Value, schema: &Schema, names: &HashMap<Name, Schema>) -> Result<(), String> {
+    let schema = resolve(names, schema);
     let mismatch =
         || format!("a {:?} value does not fit the schema's {:?}", SchemaKind::from(v), SchemaKind::from(schema));
     match (v, schema) {
         (Value::Union(i, inner), Schema::Union(u)) => {
             let branch = u.variants().get(*i as usize).ok_or_else(mismatch)?;
             long(out, i64::from(*i));
-            value(out, inner, branch, all)?;
+            value(out, inner, branch, names)?;
         }
         (Value::Null, Schema::Union(u)) => long(out, null_index(u).ok_or_else(mismatch)?),
         (other, Schema::Union(u)) => {
             // a plain value for a union: the first branch it fits
-            let (i, branch) =
-                u.variants().iter().enumerate().find(|(_, b)| other.validate(all.resolve(b))).ok_or_else(mismatch)?;
+            let (i, branch) = u
+                .variants()
+                .iter()
+                .enumerate()
+                .find(|(_, b)| other.validate(resolve(names, b)))
+                .ok_or_else(mismatch)?;
             long(out, i as i64);
-            value(out, other, branch, all)?;
+            value(out, other, branch, names)?;
         }
         (Value::Null, Schema::Null) => {}
         (Value::Boolean(b), Schema::Boolean) => out.push(u8::from(*b)),
@@ -145,7 +159,7 @@ pub fn value(out: &mut Vec<u8>, v: &Value, schema: &Schema, all: &AvroSchema) ->
         (Value::Array(items), Schema::Array(a)) => {
             block_start(out, items.len());
             for item in items {
-                value(out, item, &a.items, all)?;
+                value(out, item, &a.items, names)?;
             }
             block_end(out);
         }
@@ -153,7 +167,7 @@ pub fn value(out: &mut Vec<u8>, v: &Value, schema: &Schema, all: &AvroSchema) ->
             block_start(out, entries.len());
             for (k, item) in entries {
                 bytes(out, k.as_bytes());
-                value(out, item, &m.types, all)?;
+                value(out, item, &m.types, names)?;
             }
             block_end(out);
         }
@@ -165,7 +179,7 @@ pub fn value(out: &mut Vec<u8>, v: &Value, schema: &Schema, all: &AvroSchema) ->
                     _ => fields.iter().find(|(name, _)| *name == f.name).map(|(_, v)| v),
                 };
                 let item = found.ok_or_else(|| format!("field '{}' is missing", f.name))?;
-                value(out, item, &f.schema, all)?;
+                value(out, item, &f.schema, names)?;
             }
         }
         _ => return Err(mismatch()),

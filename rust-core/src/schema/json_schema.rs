@@ -14,8 +14,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Number, Value as Json};
 
 use super::generator::{join, ruled, Generator, Plan, PlanError, Rule, RuleValue, Walk};
-use super::rules::{pick_len, random_text, random_uuid, FieldRules, Rules};
+use super::rules::{pick_len, random_text, FieldRules, Rules};
 use crate::error::{Code, EngineError};
+use crate::template::random_uuid;
 
 /// Default share of absent (or null) optional properties without a `null` rule.
 pub const DEFAULT_NULL_RATIO: f64 = 0.1;

@@ -272,11 +272,6 @@ fn numbers<T: std::str::FromStr>(args: &str, what: &str, rule: &str) -> Result<V
         .collect()
 }
 
-/// A random (version 4) UUID.
-pub fn random_uuid(rng: &mut fastrand::Rng) -> uuid::Uuid {
-    uuid::Builder::from_random_bytes(rng.u128(..).to_le_bytes()).into_uuid()
-}
-
 /// Random letters and digits, `len` characters.
 pub fn random_text(rng: &mut fastrand::Rng, len: usize) -> String {
     (0..len).map(|_| rng.alphanumeric()).collect()

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::common::{bootstrap, new_topic, open_producer_in, send_all, total_messages};
 use kafka_native::audit::{self, AuditTarget, SeqSet};
-use kafka_native::report::Run;
+use kafka_native::run::report::Run;
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::ClientConfig;

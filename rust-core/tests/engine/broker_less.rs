@@ -10,7 +10,7 @@ use kafka_native::consumer::settings::parse_consumer;
 use kafka_native::consumer::{ConsumerHandle, PollOutcome};
 use kafka_native::producer::settings::parse;
 use kafka_native::producer::{ProducerHandle, SampleInput};
-use kafka_native::report::Run;
+use kafka_native::run::report::Run;
 use rdkafka::mocking::{MockCluster, MockCoordinator};
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
@@ -158,6 +158,13 @@ fn after_all(n: u64) -> impl Fn(&PollOutcome) -> bool {
     }
 }
 
+/// The count in a close report's "N rebalance(s) taking" phrase.
+fn rebalances_in(report: &str) -> u64 {
+    let before = report.split(" rebalance(s) taking ").next().filter(|b| b.len() < report.len());
+    let n = before.and_then(|b| b.rsplit(' ').next()).and_then(|n| n.parse().ok());
+    n.unwrap_or_else(|| panic!("no rebalance count in the close report: {report}"))
+}
+
 fn last_few(outcomes: &[PollOutcome]) -> &[PollOutcome] {
     &outcomes[outcomes.len().saturating_sub(3)..]
 }
@@ -186,15 +193,18 @@ fn a_rebalance_is_counted_and_the_partitions_follow_the_group() {
         assert!(a.error.is_none() && b.error.is_none(), "{a:?} / {b:?}");
         (a, b) = (first.poll(), second.poll());
     }
-    assert_eq!((a.rebalances, b.rebalances), (2, 1), "{a:?} / {b:?}");
+    // The mock's coordinator may run the join in one round or two (the second member's join can land after the first
+    // round started), so the first member has seen at least one more rebalance, and each one is counted.
+    assert!(a.rebalances >= 2 && b.rebalances >= 1, "{a:?} / {b:?}");
 
-    // The second one leaves: the first holds all 4 again, after its third rebalance.
+    // The second one leaves: the first holds all 4 again, after one more rebalance.
     let report = second.close();
-    assert!(report.contains(" 1 rebalance(s) taking "), "{report}");
+    assert!(rebalances_in(&report) >= b.rebalances, "{report} after {b:?}");
     let back = poll_until(&mut first, Duration::from_secs(20), |o| o.assigned == 4);
-    assert_eq!(back.last().unwrap().rebalances, 3, "{:?}", last_few(&back));
+    let total = back.last().unwrap().rebalances;
+    assert!(total > a.rebalances, "{:?} after {a:?}", last_few(&back));
     let report = first.close();
-    assert!(report.starts_with("closed: 0 records in ") && report.contains(" 3 rebalance(s) taking "), "{report}");
+    assert!(report.starts_with("closed: 0 records in ") && rebalances_in(&report) >= total, "{report}");
 }
 
 #[test]
@@ -300,7 +310,8 @@ fn messages_librdkafka_sends_again_are_counted_as_retries() {
     std::thread::sleep(Duration::from_millis(400)); // a statistics emission after the retries
     p.close(Duration::from_secs(5));
     run.producer_report(None).unwrap();
-    let summary =
-        run.judgement.judge(&kafka_native::judgement::Request { spec: "retries>=3".into(), ..Default::default() });
+    let summary = run
+        .judgement
+        .judge(&kafka_native::verdict::judgement::Request { spec: "retries>=3".into(), ..Default::default() });
     assert_eq!(summary.failed, 0, "{:?}", summary.text);
 }

@@ -14,7 +14,7 @@ use kafka_native::consumer::settings::{parse_consumer, ConsumerSettings};
 use kafka_native::consumer::ConsumerHandle;
 use kafka_native::producer::settings as config;
 use kafka_native::producer::{ProducerHandle, SampleInput, SampleOutcome};
-use kafka_native::report::Run;
+use kafka_native::run::report::Run;
 
 /// The run shared by the tests that do not read its totals (as the handles of one JMeter test share theirs). A test
 /// that reads a run's report opens its handles on a [`Run`] of its own: the tests of this binary run in parallel.

@@ -374,7 +374,7 @@ fn lag_verdict_fails_when_consumers_fall_behind_and_passes_when_they_keep_up() {
 fn mock_consumer(
     cluster: &rdkafka::mocking::MockCluster<'static, DefaultProducerContext>,
     topic: &str,
-    run: &std::sync::Arc<kafka_native::report::Run>,
+    run: &std::sync::Arc<kafka_native::run::report::Run>,
     group: &str,
     extra: &[(&str, &str)],
 ) -> ConsumerHandle {
@@ -420,7 +420,7 @@ fn an_empty_poll_while_the_leader_is_down_does_not_stop_the_thread_and_every_rec
     cluster.create_topic(topic, 1, 3).unwrap();
     cluster.partition_leader(topic, 0, Some(1)).unwrap();
     mock_produce(&cluster, topic, 40);
-    let run = kafka_native::report::Run::new();
+    let run = kafka_native::run::report::Run::new();
     let mut extra = vec![("max.records", "2"), ("poll.timeout.ms", "300"), ("stop.on.empty", "true")];
     extra.extend_from_slice(ONE_BATCH_AT_A_TIME);
     // The group's coordinator is not the broker that goes down: a coordinator move would stall the group for the
@@ -477,7 +477,7 @@ fn a_thread_that_ends_short_of_the_end_names_the_partition_with_its_offsets() {
     let topic = "short";
     cluster.create_topic(topic, 1, 1).unwrap();
     mock_produce(&cluster, topic, 10);
-    let run = kafka_native::report::Run::new();
+    let run = kafka_native::run::report::Run::new();
     let mut c =
         mock_consumer(&cluster, topic, &run, &group("mock"), &[("max.records", "3"), ("poll.timeout.ms", "2000")]);
     let mut read = 0;

@@ -2,7 +2,7 @@
 
 use crate::common::{new_topic, open_consumer_in, open_producer_in, send_all};
 use kafka_native::consumer::stats::PERF_HEADER;
-use kafka_native::report::Run;
+use kafka_native::run::report::Run;
 
 #[test]
 fn report_has_the_perf_test_columns_and_the_latency_line_and_writes_json() {

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{new_topic, open_producer, open_producer_in, send_interrupted_after};
 use kafka_native::producer::SampleInput;
-use kafka_native::report::Run;
+use kafka_native::run::report::Run;
 
 #[test]
 fn target_rate_paces_samples_and_reports_schedule_delay() {

@@ -1,7 +1,7 @@
 //! The end-of-test report, of a run of its own (the other tests of this binary run beside it).
 
 use crate::common::{new_topic, open_producer_in, send_all};
-use kafka_native::report::Run;
+use kafka_native::run::report::Run;
 
 #[test]
 fn report_counts_every_acknowledged_message_and_writes_json() {

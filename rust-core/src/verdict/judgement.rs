@@ -3,16 +3,16 @@
 //! The producer's and the consumer's summaries are remembered when they are written (each when its last handle
 //! closes), the lag sampler's readings as they are taken, in the run's [`Record`]. [`Record::judge`] then gathers them into one value by section
 //! (`producer`, `consumer`, `lag`, `generator` from the Java side, `baseline`), evaluates `kafka.verdict` over it
-//! ([`crate::verdict`]), and adds `generator`, `lag` and `verdict` blocks to the summary files written in this run.
+//! ([`crate::verdict::criteria`]), and adds `generator`, `lag` and `verdict` blocks to the summary files written in this run.
 
 use crate::error::Code;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
+use super::{baseline, criteria, junit};
 use crate::lag::LagOutcome;
-use crate::report_paths::{self, Input, Report};
-use crate::{baseline, junit, verdict};
+use crate::run::report_paths::{self, Input, Report};
 
 /// Which summary a remembered value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ struct RunRecord {
     baseline: Option<(String, Result<Value, String>)>,
 }
 
-/// What a run reported, until it is judged (one per [`crate::report::Run`]).
+/// What a run reported, until it is judged (one per [`crate::run::report::Run`]).
 #[derive(Default)]
 pub struct Record(Mutex<RunRecord>);
 
@@ -97,7 +97,7 @@ impl Record {
     /// that would replace a file they should not ([`report_paths`]), and a baseline that a regression criterion needs
     /// but cannot be read; reads the baseline now, so that nothing this run writes or removes can change it.
     pub fn prepare(&self, request: &Request, reports: &[Report], inputs: &[Input]) -> Result<(), String> {
-        let criteria = verdict::parse(&request.spec).map_err(|e| e.message)?;
+        let criteria = criteria::parse(&request.spec).map_err(|e| e.message)?;
         report_paths::check(reports, inputs)?;
         let baseline = request.baseline.as_deref().map(|path| (path.to_string(), baseline::read(path)));
         if let Some((_, Err(e))) = &baseline {
@@ -150,10 +150,10 @@ pub struct Judgement {
 }
 
 impl Judgement {
-    /// The exit code `jmeter -n` should end with: 0, or [`verdict::FAILED_EXIT_CODE`].
+    /// The exit code `jmeter -n` should end with: 0, or [`criteria::FAILED_EXIT_CODE`].
     pub fn exit_code(&self) -> i32 {
         if self.failed > 0 {
-            verdict::FAILED_EXIT_CODE
+            criteria::FAILED_EXIT_CODE
         } else {
             0
         }
@@ -213,8 +213,8 @@ fn judge(record: RunRecord, request: &Request) -> Judgement {
             Err(e) => format!("baseline: {e}"),
         });
     }
-    let (outcomes, invalid) = match verdict::parse(&request.spec) {
-        Ok(criteria) => (verdict::evaluate(&criteria, &view), None),
+    let (outcomes, invalid) = match criteria::parse(&request.spec) {
+        Ok(criteria) => (criteria::evaluate(&criteria, &view), None),
         Err(e) => (Vec::new(), Some(e.message)),
     };
     let failed = outcomes.iter().filter(|o| !o.passed).count() + invalid.is_some() as usize;
@@ -222,17 +222,17 @@ fn judge(record: RunRecord, request: &Request) -> Judgement {
         lines.push(format!("verdict: {}", o.line()));
     }
     match &invalid {
-        Some(e) => lines.push(format!("verdict: FAIL: {e}; jmeter -n exits with code {}", verdict::FAILED_EXIT_CODE)),
-        None if !outcomes.is_empty() => lines.push(verdict::closing_line(&outcomes)),
+        Some(e) => lines.push(format!("verdict: FAIL: {e}; jmeter -n exits with code {}", criteria::FAILED_EXIT_CODE)),
+        None if !outcomes.is_empty() => lines.push(criteria::closing_line(&outcomes)),
         None => {}
     }
     let verdict_block = (!request.spec.trim().is_empty()).then(|| {
         json!({
             "spec": request.spec,
             "passed": failed == 0,
-            "exit_code": if failed == 0 { 0 } else { verdict::FAILED_EXIT_CODE },
+            "exit_code": if failed == 0 { 0 } else { criteria::FAILED_EXIT_CODE },
             "invalid": invalid,
-            "criteria": outcomes.iter().map(verdict::Outcome::to_json).collect::<Vec<_>>(),
+            "criteria": outcomes.iter().map(criteria::Outcome::to_json).collect::<Vec<_>>(),
             "baseline": baseline_block.as_ref().map(|(j, _, _)| j.clone()),
         })
     });

@@ -3,7 +3,7 @@
 //! A verdict is a list of criteria separated by `;` (or new lines), each `metric OP threshold`, e.g.
 //! `error.rate<0.1%; p99<50ms; records.per.sec>=40000; audit.missing=0; audit.duplicates=0; lag=stable`.
 //! Criteria are evaluated over a [`serde_json::Value`] holding the run's summaries by section (see
-//! [`crate::judgement`]): `producer`, `consumer`, `lag`, `generator`, `baseline`. Reading the figures by JSON path
+//! [`crate::verdict::judgement`]): `producer`, `consumer`, `lag`, `generator`, `baseline`. Reading the figures by JSON path
 //! keeps the verdict independent of how the summary structs are laid out.
 //!
 //! A criterion whose figure is absent (no audit ran, no consumer, no baseline given, ...) FAILS: a CI gate that

@@ -1,4 +1,4 @@
-//! The consumer's whole verdict on a sample, decided in the engine: a Kafka error or an interrupt, then
+//! The outcome of a consumer sample, decided in the engine: a Kafka error or an interrupt, then
 //! `check.sequence` (SEQUENCE_ERROR), `value.decode`/`key.decode` (DECODE_ERROR, ASSERTION_FAILED, ...),
 //! `fail.on.empty` (EMPTY), `check.regex` (CONTENT_MISMATCH, which wins over the
 //! others, as it always has), and `stop.on.empty` (the thread stops at its first empty, successful sample).

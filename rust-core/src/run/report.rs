@@ -23,9 +23,9 @@ pub struct Run {
     /// (run id, run start in epoch milliseconds): made at the first open, forgotten at the producer report.
     id: Mutex<Option<(String, u64)>>,
     /// Where the producers' send->ack time went (librdkafka's statistics), merged as they close.
-    pub breakdown: crate::breakdown::RunBreakdown,
+    pub breakdown: crate::run::breakdown::RunBreakdown,
     /// The summaries and lag readings of the run, for the verdict judged after JMeter's end of test.
-    pub judgement: crate::judgement::Record,
+    pub judgement: crate::verdict::judgement::Record,
     /// A producer handle was closed without waiting (JMeter stopped the test, or the JVM is ending): the report
     /// then skips the audit's read-back, which could wait out audit.timeout.ms on a broker that is gone.
     stopped: AtomicBool,
@@ -38,7 +38,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The producer report's JSON: the figures, the perf-test line, the run id and the audit.
 #[derive(Serialize)]
 struct ProducerJson<'a> {
-    /// Marks the file as a summary of ours ([`crate::report_paths`]); first in the file's alphabetical key order.
+    /// Marks the file as a summary of ours ([`crate::run::report_paths`]); first in the file's alphabetical key order.
     #[serde(rename = "_format")]
     format: &'static str,
     #[serde(flatten)]
@@ -145,7 +145,8 @@ impl Run {
         // into a new request after a failed one (a leader kill retries that way only).
         totals.retries += b.resent(totals.sent);
         let mean_ms = totals.latency_us.mean() / 1000.0;
-        let breakdown = crate::breakdown::report(&b, knobs.as_ref(), mean_ms, totals.duration_secs(), totals.retries);
+        let breakdown =
+            crate::run::breakdown::report(&b, knobs.as_ref(), mean_ms, totals.duration_secs(), totals.retries);
         if let Some(b) = &breakdown {
             text +=
                 &format!("\n{}", [b.line.clone()].into_iter().chain(b.hints.clone()).collect::<Vec<_>>().join("\n"));
@@ -182,7 +183,7 @@ impl Run {
             .is_some()
             .then(|| totals.acked_seqs.iter().map(|(pid, seqs)| (pid.clone(), seqs.ranges())).collect());
         let json = ProducerJson {
-            format: crate::report_paths::SUMMARY_FORMAT,
+            format: crate::run::report_paths::SUMMARY_FORMAT,
             figures: totals.summary(),
             perf_line: &perf_line,
             run_id: &run_id,
@@ -201,7 +202,7 @@ impl Run {
         if let Some(line) = crate::client::oauth::summary_line() {
             text = format!("{text}\n{line}");
         }
-        self.judgement.remember_summary(crate::judgement::Section::Producer, &value, path);
+        self.judgement.remember_summary(crate::verdict::judgement::Section::Producer, &value, path);
         if let Some(path) = path {
             write_json(path, &value, "kafka.summary.file")?;
         }
@@ -222,7 +223,7 @@ impl Run {
             report = format!("{report}\n{line}");
         }
         let json = ConsumerJson {
-            format: crate::report_paths::SUMMARY_FORMAT,
+            format: crate::run::report_paths::SUMMARY_FORMAT,
             figures: totals.summary(),
             perf_header: PERF_HEADER,
             perf_row: &row,
@@ -234,7 +235,7 @@ impl Run {
         if let Some(oauth) = crate::client::oauth::summary() {
             value["oauth"] = oauth;
         }
-        self.judgement.remember_summary(crate::judgement::Section::Consumer, &value, path);
+        self.judgement.remember_summary(crate::verdict::judgement::Section::Consumer, &value, path);
         if let Some(path) = path {
             write_json(path, &value, "kafka.consumer.summary.file")?;
         }

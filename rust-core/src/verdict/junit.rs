@@ -5,7 +5,7 @@
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 
-use crate::verdict::Outcome;
+use super::criteria::Outcome;
 
 /// The report's XML text; `invalid` (why `kafka.verdict` could not be parsed) becomes a failed case of its own,
 /// `system_out` (the run's report lines) goes into the suite's `<system-out>`.
@@ -68,7 +68,7 @@ pub fn report(outcomes: &[Outcome], invalid: Option<&str>, system_out: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{evaluate, parse};
+    use crate::verdict::criteria::{evaluate, parse};
     use serde_json::json;
 
     #[test]
