@@ -18,7 +18,9 @@ pub const MAX_CERTIFICATE: u64 = 4 * 1024 * 1024;
 /// How large a file may be, and the setting that raises the limit when there is one.
 #[derive(Debug, Clone, Copy)]
 pub struct Limit {
+    /// The largest size read.
     pub bytes: u64,
+    /// The setting that raises it, if there is one.
     pub setting: Option<&'static str>,
 }
 

@@ -22,18 +22,22 @@ impl SeqSet {
         fresh
     }
 
+    /// Whether `seq` is in the set.
     pub fn contains(&self, seq: u64) -> bool {
         self.words.get((seq / 64) as usize).is_some_and(|w| w & (1u64 << (seq % 64)) != 0)
     }
 
+    /// How many sequence numbers the set holds.
     pub fn len(&self) -> u64 {
         self.count
     }
 
+    /// Whether the set holds none.
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
 
+    /// Adds every number of `other`.
     pub fn union(&mut self, other: &SeqSet) {
         if other.words.len() > self.words.len() {
             self.words.resize(other.words.len(), 0);

@@ -16,8 +16,11 @@ use crate::error::{Code, EngineError};
 /// the advice that ends the message (empty, or "; check ...").
 #[derive(Clone, Copy)]
 pub struct Fetch<'a> {
+    /// The bootstrap list, named in the error.
     pub servers: &'a str,
+    /// How long the fetch may wait.
     pub timeout: Duration,
+    /// What ends the error message: empty, or "; check ...".
     pub advice: &'a str,
 }
 

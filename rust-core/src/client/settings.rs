@@ -12,7 +12,9 @@ pub const JAVA_SECURITY_KEYS: &[&str] =
 
 /// The sampler's own keys, and the client properties (from the table and from `extra.properties`), trimmed.
 pub struct Split<'a> {
+    /// The sampler's own keys (`topic`, `acks`, ...), not handed to librdkafka.
     pub sampler: BTreeMap<&'a str, &'a str>,
+    /// The client properties, in the order given, for librdkafka.
     pub explicit: Vec<(String, String)>,
 }
 

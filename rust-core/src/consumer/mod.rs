@@ -44,6 +44,7 @@ const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
 /// What one sample did: the numbers a JMeter `SampleResult` needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PollOutcome {
+    /// Records the sample read.
     pub records: u32,
     /// Key + value + header bytes of the records.
     pub bytes: u64,
@@ -51,14 +52,17 @@ pub struct PollOutcome {
     pub elapsed: Duration,
     /// Mean and largest produce→consume latency of the sample's records, if any had a send time.
     pub e2e_mean_us: Option<i64>,
+    /// Largest produce→consume latency of the sample's records.
     pub e2e_max_us: Option<i64>,
     /// Partition and offset of the last record, -1 if none.
     pub partition: i32,
+    /// Offset of the last record, -1 if none.
     pub offset: i64,
     /// Records that failed `check.sequence` or their schema decoding (`value.decode`, `key.decode`).
     pub check_failures: u32,
     /// Rebalances this consumer has gone through so far, and the partitions it holds now.
     pub rebalances: u64,
+    /// Partitions this consumer holds now.
     pub assigned: u32,
     /// Why the sample failed: a Kafka error, a failed check, EMPTY with `fail.on.empty`, INTERRUPTED.
     pub error: Option<EngineError>,

@@ -57,9 +57,12 @@ pub enum Commit {
     None,
 }
 
+/// A consumer sampler's settings, parsed and checked once per thread.
 #[derive(Debug, Clone)]
 pub struct ConsumerSettings {
+    /// The topic read.
     pub topic: String,
+    /// The consumer group (`group.id`).
     pub group: String,
     /// At most this many records per sample (Java's `max.poll.records`).
     pub max_records: u32,
@@ -67,7 +70,9 @@ pub struct ConsumerSettings {
     pub poll_timeout: Duration,
     /// Bound on metadata, commit and close operations, and on waiting for the topic to appear.
     pub timeout: Duration,
+    /// `assignment`: subscribe to the group, or static partitions.
     pub assignment: Assignment,
+    /// `commit`: when offsets are committed.
     pub commit: Commit,
     /// A sample without records fails (code EMPTY) instead of being a successful empty sample.
     pub fail_on_empty: bool,
@@ -80,12 +85,15 @@ pub struct ConsumerSettings {
     /// `value.decode` / `key.decode`: records decoded against their schema (registry id or file), with an
     /// optional field assertion.
     pub value_decode: Option<DecoderSettings>,
+    /// `key.decode`: the same for keys.
     pub key_decode: Option<DecoderSettings>,
     /// 1-based number of this JMeter thread and the number of threads of its group (0 = unknown).
     pub thread_number: u32,
+    /// How many threads the thread group has (0 = unknown).
     pub thread_count: u32,
     /// librdkafka properties, translated and validated.
     pub client: BTreeMap<String, String>,
+    /// Notes for the log: settings that were translated or are ignored.
     pub warnings: Vec<String>,
 }
 

@@ -25,21 +25,32 @@ pub enum LatencySource {
     Timestamp,
 }
 
+/// What consumer handles read, merged into the run's totals when they close; the consumer's report and summary.
 #[derive(Debug, Clone)]
 pub struct ConsumerTotals {
     /// Produce→consume latency in microseconds, 1 µs to 1 hour, 3 significant digits.
     pub e2e_us: Histogram<u64>,
+    /// Records whose latency came from the `kn.sent.us` header.
     pub e2e_from_header: u64,
+    /// Records whose latency came from the Kafka timestamp.
     pub e2e_from_timestamp: u64,
     /// Records whose send time lies in the future of the consumer's clock (clock skew between hosts), counted as 1 µs.
     pub e2e_negative: u64,
+    /// Records read.
     pub records: u64,
+    /// Key + value + header bytes read.
     pub bytes: u64,
+    /// Samples (polls) taken.
     pub samples: u64,
+    /// Samples that read no record.
     pub empty_samples: u64,
+    /// Samples that failed.
     pub failed_samples: u64,
+    /// Records that failed `check.sequence` or their schema decoding.
     pub check_failures: u64,
+    /// Failed samples by response code.
     pub errors: BTreeMap<String, u64>,
+    /// Records read per partition.
     pub per_partition: BTreeMap<i32, u64>,
     /// Statically assigned partitions: (first offset to read, end offset) when the consumer started.
     pub at_start: BTreeMap<i32, (i64, i64)>,
@@ -50,11 +61,13 @@ pub struct ConsumerTotals {
     pub at_end: BTreeMap<(String, i32), ReadTo>,
     /// librdkafka's transient errors that did not fail a sample (it reconnects, a leader or coordinator moves).
     pub transient_errors: BTreeMap<String, u64>,
+    /// Rebalances the handles went through.
     pub rebalances: u64,
     /// Time this handle spent joining the group and rebalancing (0 with static assignment).
     pub rebalance_time: Duration,
     /// Start of the first poll and time of the last record, as monotonic and wall-clock times.
     pub first_poll: Option<(Instant, SystemTime)>,
+    /// Time of the last record read.
     pub last_record: Option<(Instant, SystemTime)>,
     /// Handles merged into these totals (consumer threads of the run).
     pub consumers: u64,
@@ -89,6 +102,7 @@ impl Default for ConsumerTotals {
 }
 
 impl ConsumerTotals {
+    /// Notes the start of a poll (the first one starts the consumer's clock).
     pub fn record_poll_start(&mut self, at: Instant) {
         self.first_poll.get_or_insert((at, SystemTime::now()));
     }
@@ -207,10 +221,12 @@ impl ConsumerTotals {
         Some(format!("partitions read/available at start: {}{verdict}", items.join(", ")))
     }
 
+    /// Counts a failed sample under its response code.
     pub fn record_error(&mut self, code: &str) {
         count_code(&mut self.errors, code);
     }
 
+    /// Adds another handle's totals (on close).
     pub fn merge(&mut self, other: &ConsumerTotals) {
         // Same bounds on both sides: adding cannot fail.
         let _ = self.e2e_us.add(&other.e2e_us);
@@ -385,7 +401,9 @@ pub struct Summary<'a> {
 /// watermark) queried when the consumer ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadTo {
+    /// The offset after the last record read.
     pub read_offset: i64,
+    /// The partition's end offset (high watermark).
     pub end_offset: i64,
 }
 

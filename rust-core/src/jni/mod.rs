@@ -16,6 +16,7 @@
 macro_rules! static_native {
     ($(#[$attr:meta])* fn $symbol:ident($env:pat $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$attr])*
+        #[allow(missing_docs)] // documented on its Java `native` declaration, which a test holds against this export
         #[unsafe(no_mangle)]
         pub extern "system" fn $symbol<'l>(
             $env: jni::EnvUnowned<'l>,

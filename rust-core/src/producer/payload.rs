@@ -22,28 +22,41 @@ pub const MAX_BYTES_KEY: &str = "payload.file.max.bytes";
 /// Every thread holds the whole file: 64 MB each is already a lot of memory at a few hundred threads.
 const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
+/// How a producer sample's value is made (`value.mode` and its settings).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueSpec {
+    /// `fixed`: random bytes of one size, made once.
     Fixed {
+        /// Bytes per value.
         size: usize,
     },
+    /// `template`: text with `{seq}`-style placeholders.
     Template(Template),
+    /// `file`: a file's content as every value.
     File {
+        /// The file's path.
         path: String,
         /// `payload.file.max.bytes`: the file is read whole, by every thread.
         max_bytes: u64,
     },
+    /// `jmeter`: the sample's value as JMeter gives it.
     Jmeter,
     /// Avro, JSON Schema or Protobuf records (generated, or the sample's JSON encoded).
     Schema(Box<EncoderSettings>),
 }
 
+/// How a producer sample's key is made (`key.mode` and `key`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum KeySpec {
+    /// No key (librdkafka's partitioner spreads the records).
     None,
+    /// The record's sequence number.
     Sequence,
+    /// 16 random hex digits per record.
     Random,
+    /// The same key for every record.
     Fixed(String),
+    /// Text with `{seq}`-style placeholders.
     Template(Template),
     /// Keys from a schema: generated, or with `key.schema.input=jmeter` the `key` parameter (JSON), encoded when the
     /// thread starts and again when a sample's key field changes ([`PayloadGen::set_key`]).
@@ -51,6 +64,7 @@ pub enum KeySpec {
 }
 
 impl ValueSpec {
+    /// The value's settings from the sampler's keys.
     pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<ValueSpec, EngineError> {
         if let Some(settings) = EncoderSettings::parse(sampler, Role::Value)? {
             return Ok(ValueSpec::Schema(Box::new(settings)));
@@ -89,6 +103,7 @@ impl ValueSpec {
 }
 
 impl KeySpec {
+    /// The key's settings from the sampler's keys.
     pub fn parse(sampler: &BTreeMap<&str, &str>) -> Result<KeySpec, EngineError> {
         let key = sampler.get("key").copied();
         if let Some(settings) = EncoderSettings::parse(sampler, Role::Key)? {
@@ -153,7 +168,9 @@ impl<'a> SampleInput<'a> {
 
 /// One message's key and value, borrowed from the generator's buffers until the next message.
 pub struct Record<'a> {
+    /// The key, if the record has one.
     pub key: Option<&'a [u8]>,
+    /// The value.
     pub value: &'a [u8],
 }
 

@@ -12,13 +12,17 @@ use std::collections::BTreeMap;
 
 use crate::error::EngineError;
 
+/// `policy`: a preset of librdkafka settings for what the test measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {
+    /// How fast the cluster takes messages: acks=1, no retries.
     Capacity,
+    /// What losing nothing costs: acks=all, retries, idempotence.
     Reliability,
 }
 
 impl Policy {
+    /// Reads `capacity` or `reliability`.
     pub fn parse(text: &str) -> Result<Policy, EngineError> {
         match text {
             "capacity" => Ok(Policy::Capacity),

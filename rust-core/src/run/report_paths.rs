@@ -54,7 +54,9 @@ impl Kind {
 pub struct Report {
     /// The property (or plan field) that names it, for messages.
     pub property: String,
+    /// The path as given.
     pub path: String,
+    /// What kind of report it is.
     pub kind: Kind,
 }
 
@@ -63,6 +65,7 @@ pub struct Report {
 pub struct Input {
     /// What it is, for messages (`the test plan (-t)`, `the baseline (kafka.verdict.baseline)`).
     pub what: String,
+    /// The path as given.
     pub path: String,
 }
 

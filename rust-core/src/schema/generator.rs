@@ -54,9 +54,13 @@ impl<P: Plan> Generator<P> {
 /// A field's value rule (`fixed`, `choice`, `seq`, `template`) planned for one format: `V` is the format's value and
 /// `K` what kind of value a sequence number becomes.
 pub enum Rule<V, K> {
+    /// The same value every time.
     Fixed(V),
+    /// One of the values, at random.
     Choice(Vec<V>),
+    /// A counter, as the field's kind of value.
     Seq(SeqState, K),
+    /// Text with `{seq}`-style placeholders.
     Template(Template),
 }
 

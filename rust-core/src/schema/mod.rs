@@ -171,7 +171,12 @@ pub enum SchemaSource {
     /// A file (`.avsc`, `.json`, `.proto`).
     File(String),
     /// A registry subject and version (`latest` or a number).
-    Registry { subject: String, version: String },
+    Registry {
+        /// The subject.
+        subject: String,
+        /// `latest` or a version number.
+        version: String,
+    },
 }
 
 /// How the subject of a file schema is named (Confluent's `*.subject.name.strategy`).

@@ -28,7 +28,12 @@ const MAX_RULES_FILE: u64 = 1024 * 1024;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValueRule {
     /// A counter: `start`, `start + step`, ...
-    Seq { start: i64, step: i64 },
+    Seq {
+        /// The first value.
+        start: i64,
+        /// Added for each next value.
+        step: i64,
+    },
     /// The same value every time (raw text of the rule's argument).
     Fixed(String),
     /// One of these values (raw texts).

@@ -329,11 +329,17 @@ pub static METRICS: &[Metric] = &[
 /// A comparison of a criterion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
+    /// `<`
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
+    /// `=`
     Eq,
+    /// `!=`
     Ne,
 }
 
@@ -386,6 +392,7 @@ pub struct Outcome {
     pub threshold: Measured,
     /// The measured value, or why there is none (then the criterion failed).
     pub value: Result<Measured, String>,
+    /// Whether the criterion held.
     pub passed: bool,
     kind: Kind,
 }
@@ -423,6 +430,7 @@ impl Outcome {
         }
     }
 
+    /// The criterion's outcome in the summary JSON and the JUnit report.
     pub fn to_json(&self) -> Value {
         let as_json = |m: &Measured| match m {
             Measured::Number(x) => json!(x),
