@@ -118,6 +118,8 @@ ROWS = [
     Row("p-client-id-4m", "producer", {"extra.properties": "client.id=" + "c" * (4 * MB)}, "CONFIG_ERROR",
         r"client\.id: 4194304 bytes.*at most 16384", ci=False),
     Row("p-client-id-direct-1m", "producer", {"client.id": "c" * 1_048_575}, "CONFIG_ERROR", r"client\.id: .*at most", ci=False),
+    Row("p-mock-cluster", "producer", {"extra.properties": "test.mock.num.brokers=3"}, "CONFIG_ERROR",
+        r"test\.mock\.num\.brokers: starts librdkafka's in-process mock cluster.*KAFKA_NATIVE_MOCK_CLUSTER=allow"),
     Row("p-topic-1m", "producer", {"topic": "t" * MB}, "CONFIG_ERROR", r"topic: .*at most 249"),
     Row("p-topic-250", "producer", {"topic": "t" * 250}, "CONFIG_ERROR", r"topic: .*at most 249"),
     Row("p-bootstrap-host-1m", "producer", {"bootstrap.servers": "h" * MB + ":9092"}, "CONFIG_ERROR",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad-input battery: 108 hostile or mistaken inputs (126 with BATTERY_ALL=1) to the producer, consumer and lag samplers and
+# Bad-input battery: 109 hostile or mistaken inputs (127 with BATTERY_ALL=1) to the producer, consumer and lag samplers and
 # the Kafka elements, each run by a real headless JMeter (one JVM per input) against the local broker. Each input must
 # end with the expected response code and a phrase naming the cause, no JVM crash (hs_err file), no secret in any output,
 # no file in its folder changed or added but JMeter's outputs (its fixtures include FIFOs, /dev/zero, oversized files),

@@ -60,6 +60,7 @@ fn properties_table() -> String {
 pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Result<(), EngineError> {
     // Sizes first: librdkafka accepts values that later corrupt its memory or its requests.
     super::limits::check_client(props)?;
+    super::mock_cluster::check(props, super::mock_cluster::allowed_by_environment())?;
     // OIDC settings are the engine's (client/oauth.rs), not librdkafka's: checked there.
     let (props, _) = super::oauth::split(props)?;
     props.iter().try_for_each(|(key, value)| {
