@@ -186,10 +186,12 @@ fn a_rebalance_is_counted_and_the_partitions_follow_the_group() {
 
     // A second member: the coordinator splits the 4 partitions, both members go through the rebalance.
     let mut second = consumer(&c, "rebalance", "g-rebalance", &FAST_GROUP);
-    let until = Instant::now() + Duration::from_secs(20);
+    // 45 s: the mock's coordinator sometimes runs a further join round after a member's session stalls (seen once
+    // in 25 runs: the first member at 0 partitions after its 4th rebalance, still waiting at 20 s).
+    let until = Instant::now() + Duration::from_secs(45);
     let (mut a, mut b) = (first.poll(), second.poll());
     while !(a.assigned == 2 && b.assigned == 2) {
-        assert!(Instant::now() < until, "no 2 + 2 split within 20 s: {a:?} / {b:?}");
+        assert!(Instant::now() < until, "no 2 + 2 split within 45 s: {a:?} / {b:?}");
         assert!(a.error.is_none() && b.error.is_none(), "{a:?} / {b:?}");
         (a, b) = (first.poll(), second.poll());
     }
