@@ -46,8 +46,11 @@ pub struct LagSettings {
     pub windows: u32,
     /// ... by more than `tolerance` records.
     pub tolerance: i64,
+    /// Bound on each metadata and offset request.
     pub timeout: Duration,
+    /// librdkafka properties, translated and validated.
     pub client: BTreeMap<String, String>,
+    /// Notes for the log: settings that were translated or are ignored.
     pub warnings: Vec<String>,
 }
 
@@ -77,24 +80,31 @@ pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError>
     })
 }
 
+/// One partition's lag in a lag sample.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionLag {
+    /// The partition.
     pub partition: i32,
     /// The group's committed offset, None if it has committed nothing for this partition.
     pub committed: Option<i64>,
+    /// Its end offset (high watermark).
     pub end: i64,
+    /// End offset minus committed offset (minus the low watermark when nothing is committed), never below 0.
     pub lag: i64,
 }
 
 /// One lag sample; the default is an empty reading (no partition, no growth, no error).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LagOutcome {
+    /// The group's total lag over the topic's partitions.
     pub total: i64,
+    /// Each partition's figures.
     pub partitions: Vec<PartitionLag>,
     /// Change of the total since the previous sample (None for the first one).
     pub growth: Option<i64>,
     /// How many of the last samples in a row grew by more than the tolerance.
     pub growing_windows: u32,
+    /// Time the reading took.
     pub elapsed: Duration,
     /// LAG_GROWING, or why the lag could not be read.
     pub error: Option<EngineError>,

@@ -40,6 +40,8 @@
 //! Everything but [`jni`] is plain Rust, tested with `cargo test`: broker-less on librdkafka's mock cluster, and
 //! against a real broker when one answers on 127.0.0.1:9092.
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod client;
 pub mod consumer;

@@ -43,8 +43,11 @@ pub fn epoch_millis() -> u64 {
 /// Where and how to read the topic back: the producer's connection properties (security included).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditTarget {
+    /// The consumer's connection properties (brokers, security), taken from the producer's.
     pub client: BTreeMap<String, String>,
+    /// The topic read back.
     pub topic: String,
+    /// How long the read-back may take (`audit.timeout.ms`).
     pub timeout: Duration,
 }
 
@@ -58,12 +61,19 @@ impl AuditTarget {
 /// The audit's verdict on one run (its JSON form is part of the summary file).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct AuditReport {
+    /// The id of the run whose records are counted.
     pub run_id: String,
+    /// Records the producers had acknowledged.
     pub acked: u64,
+    /// Acknowledged records found in the topic.
     pub found: u64,
+    /// Records found more than once.
     pub duplicates: u64,
+    /// Acknowledged records not found.
     pub missing: u64,
+    /// Records not from this run (another writer, another test).
     pub unexpected: u64,
+    /// Records found whose send had failed or timed out (written although the sample failed).
     pub found_unacked: u64,
     /// False when the read-back hit `audit.timeout.ms` before reaching the end offsets.
     pub complete: bool,
@@ -77,6 +87,7 @@ pub struct AuditReport {
 }
 
 impl AuditReport {
+    /// The audit's end-of-test line, for stdout and jmeter.log.
     pub fn line(&self) -> String {
         let gaps = match self.gaps {
             Some(g) => format!(

@@ -210,10 +210,15 @@ pub(super) enum Fatality {
 /// The transaction counts of a handle (or of the run, merged).
 #[derive(Debug, Clone)]
 pub struct TxnTotals {
+    /// Transactions committed.
     pub committed: u64,
+    /// Transactions aborted on purpose (`transaction.abort.percent`).
     pub aborted: u64,
+    /// Transactions whose commit failed.
     pub failed: u64,
+    /// Records in committed transactions.
     pub records_committed: u64,
+    /// Records in aborted transactions.
     pub records_aborted: u64,
     /// Commit call to the coordinator's answer, in microseconds.
     pub commit_us: Histogram<u64>,
@@ -233,6 +238,7 @@ impl Default for TxnTotals {
 }
 
 impl TxnTotals {
+    /// Adds another handle's counts (on close).
     pub fn merge(&mut self, other: &TxnTotals) {
         add_counters!(self, other: committed, aborted, failed, records_committed, records_aborted);
         let _ = self.commit_us.add(&other.commit_us);
