@@ -1,9 +1,12 @@
 //! Consumer lag of a group, sampled on demand, and the verdict "the consumers are not keeping up".
 //!
-//! Each sample reads the group's committed offsets and the partitions' end offsets (high watermarks) with a
-//! librdkafka consumer that carries the group id but never joins the group nor commits, so watching the lag
-//! changes nothing for the consumers. Lag of a partition = end offset − committed offset; a partition without a
-//! committed offset counts from its first offset (what a consumer starting at `earliest` still has to read).
+//! Each sample reads the group's committed offsets and the partitions' end offsets with a librdkafka consumer
+//! that carries the group id but never joins the group nor commits, so watching the lag changes nothing for the
+//! consumers. Lag of a partition = end offset − committed offset; a partition without a committed offset counts
+//! from its first offset (what a consumer starting at `earliest` still has to read). The end offset is the
+//! last-stable offset with `isolation.level=read_committed` (librdkafka's default: what read_committed consumers can
+//! read), the high watermark with read_uncommitted. Both are read every sample: when an open transaction holds the last-stable offset behind the high
+//! watermark, the sample says so, since a lag that will not go down is otherwise hard to explain.
 //!
 //! Verdict: the sample fails when the total lag grew in each of the last `lag.windows` samples by more than
 //! `lag.tolerance` records. A lag that is high but stable or shrinking passes: the consumers keep up.
@@ -48,7 +51,9 @@ pub struct LagSettings {
     pub tolerance: i64,
     /// Bound on each metadata and offset request.
     pub timeout: Duration,
-    /// librdkafka properties, translated and validated.
+    /// `isolation.level=read_committed`: the lag is counted to the last-stable offset, not the high watermark.
+    pub read_committed: bool,
+    /// The consumers' properties without `isolation.level` (the monitor reads with both levels).
     pub client: BTreeMap<String, String>,
     /// Notes for the log: settings that were translated or are ignored.
     pub warnings: Vec<String>,
@@ -65,6 +70,19 @@ pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError>
     let group = client.get("group.id").cloned().ok_or_else(|| {
         EngineError::config("group.id: missing; set the consumer group whose lag is watched (the consumers' group.id)")
     })?;
+    // The default is librdkafka's, so that the lag is counted as this project's consumers read.
+    let read_committed = match client.remove("isolation.level").as_deref() {
+        Some("read_uncommitted") => false,
+        None | Some("read_committed") => true,
+        Some(other) => {
+            return Err(EngineError::config(format!(
+                "isolation.level: '{}' is not valid; use read_committed (the default, librdkafka's: lag counted to \
+                 the last-stable offset, what read_committed consumers can read) or read_uncommitted (lag counted to \
+                 the high watermark)",
+                crate::echo::clip(other)
+            )))
+        }
+    };
     // The monitor only reads: it never joins the group nor commits.
     client.insert("enable.auto.commit".into(), "false".into());
     client.entry("client.id".into()).or_insert_with(|| "jmeter-kafka-native-lag".into());
@@ -75,6 +93,7 @@ pub fn parse_lag(pairs: &[(String, String)]) -> Result<LagSettings, EngineError>
         windows: number(&sampler, "lag.windows", 3u32, 1, 1000)?,
         tolerance: number(&sampler, "lag.tolerance", 0i64, 0, i64::MAX)?,
         timeout: Duration::from_millis(number(&sampler, "timeout.ms", 5000u64, 1, 3_600_000)?),
+        read_committed,
         client,
         warnings,
     })
@@ -87,9 +106,12 @@ pub struct PartitionLag {
     pub partition: i32,
     /// The group's committed offset, None if it has committed nothing for this partition.
     pub committed: Option<i64>,
-    /// Its end offset (high watermark).
+    /// The high watermark.
     pub end: i64,
-    /// End offset minus committed offset (minus the low watermark when nothing is committed), never below 0.
+    /// The last-stable offset: the first offset of the oldest open transaction, else the high watermark.
+    pub stable: i64,
+    /// What the group has still to read: to the last-stable offset with read_committed, else to the high
+    /// watermark; from the low watermark when nothing is committed; never below 0.
     pub lag: i64,
 }
 
@@ -108,6 +130,8 @@ pub struct LagOutcome {
     pub elapsed: Duration,
     /// LAG_GROWING, or why the lag could not be read.
     pub error: Option<EngineError>,
+    /// Why the lag will not go down by consuming: open transactions holding last-stable offsets.
+    pub note: Option<String>,
 }
 
 impl LagOutcome {
@@ -131,8 +155,14 @@ impl LagOutcome {
 pub struct LagMonitor {
     consumer: BaseConsumer<ClientCtx>,
     settings: LagSettings,
+    /// Reads the last-stable offsets (librdkafka asks for the end offsets with the consumer's isolation level);
+    /// `consumer` reads with read_uncommitted, so its end offsets are the high watermarks.
+    stable: BaseConsumer<ClientCtx>,
     /// Totals of the last `windows + 1` samples, oldest first.
     history: VecDeque<i64>,
+    /// By partition: the last-stable offset last seen held behind the high watermark, and in how many samples in a
+    /// row it stayed there.
+    held: BTreeMap<i32, (i64, u32)>,
 }
 
 impl LagMonitor {
@@ -141,8 +171,14 @@ impl LagMonitor {
         for w in &settings.warnings {
             log::warn!("{w}");
         }
-        let consumer = create(&settings.client, ClientCtx::default(), "lag monitor")?;
-        Ok(LagMonitor { consumer, settings, history: VecDeque::new() })
+        let with = |level: &str| {
+            let mut client = settings.client.clone();
+            client.insert("isolation.level".into(), level.into());
+            create(&client, ClientCtx::default(), "lag monitor")
+        };
+        let consumer = with("read_uncommitted")?;
+        let stable = with("read_committed")?;
+        Ok(LagMonitor { consumer, stable, settings, history: VecDeque::new(), held: BTreeMap::new() })
     }
 
     /// Reads the group's lag now and applies the verdict.
@@ -150,6 +186,7 @@ impl LagMonitor {
         let start = Instant::now();
         // Serve events queued on the (never subscribed) consumer, so they do not pile up.
         let _ = self.consumer.poll(Duration::ZERO);
+        let _ = self.stable.poll(Duration::ZERO);
         let (partitions, error) = match self.read() {
             Ok(p) => (p, None),
             Err(e) => (Vec::new(), Some(e)),
@@ -162,9 +199,53 @@ impl LagMonitor {
             ..LagOutcome::default()
         };
         if outcome.error.is_none() {
+            outcome.note = self.held_back(&outcome.partitions);
             self.verdict(&mut outcome);
         }
         outcome
+    }
+
+    /// The note on partitions whose last-stable offset an open transaction holds behind the high watermark (None
+    /// when there is none), remembering for how many samples in a row each stayed at the same offset.
+    fn held_back(&mut self, partitions: &[PartitionLag]) -> Option<String> {
+        let held: Vec<&PartitionLag> = partitions.iter().filter(|p| p.stable < p.end).collect();
+        self.held.retain(|p, _| held.iter().any(|h| h.partition == *p));
+        if held.is_empty() {
+            return None;
+        }
+        const NAMED: usize = 4;
+        let mut items = Vec::new();
+        for p in &held {
+            let entry = self.held.entry(p.partition).or_insert((p.stable, 0));
+            if entry.0 != p.stable {
+                *entry = (p.stable, 0);
+            }
+            entry.1 += 1;
+            if items.len() < NAMED {
+                let streak = if entry.1 > 1 { format!(", for {} samples in a row", entry.1) } else { String::new() };
+                items.push(format!(
+                    "the last-stable offset of p{} at {} while its high watermark is {} ({} record(s) held{streak})",
+                    p.partition,
+                    p.stable,
+                    p.end,
+                    p.end - p.stable
+                ));
+            }
+        }
+        if held.len() > NAMED {
+            items.push(format!("{} more partition(s)", held.len() - NAMED));
+        }
+        let counted = if self.settings.read_committed {
+            "the lag is counted to the last-stable offset (isolation.level=read_committed)"
+        } else {
+            "the lag is counted to the high watermark (isolation.level=read_uncommitted)"
+        };
+        Some(format!(
+            "an open transaction holds {}: read_committed consumers cannot read past a last-stable offset until its \
+             transaction commits or aborts (a producer that died within a transaction: the broker aborts it after \
+             the producer's transaction.timeout.ms); {counted}",
+            items.join("; ")
+        ))
     }
 
     fn verdict(&mut self, outcome: &mut LagOutcome) {
@@ -221,6 +302,10 @@ impl LagMonitor {
             })?;
         let mut lags = Vec::with_capacity(ids.len());
         for p in ids {
+            // The last-stable offset first: it never passes the high watermark read after it.
+            let ((_, stable), _) =
+                retry::until_answered(deadline, |left| self.stable.fetch_watermarks(&s.topic, p, left))
+                    .map_err(|(e, _)| kafka(e))?;
             let ((low, high), _) =
                 retry::until_answered(deadline, |left| self.consumer.fetch_watermarks(&s.topic, p, left))
                     .map_err(|(e, _)| kafka(e))?;
@@ -228,8 +313,9 @@ impl LagMonitor {
                 Some(Offset::Offset(o)) => Some(o),
                 _ => None,
             };
-            let lag = (high - committed.unwrap_or(low)).max(0);
-            lags.push(PartitionLag { partition: p, committed, end: high, lag });
+            let end = if s.read_committed { stable } else { high };
+            let lag = (end - committed.unwrap_or(low)).max(0);
+            lags.push(PartitionLag { partition: p, committed, end: high, stable: stable.min(high), lag });
         }
         if lags.iter().all(|p| p.committed.is_none()) && !self.group_exists()? {
             return Err(EngineError::new(
@@ -319,11 +405,50 @@ mod tests {
         let o = LagOutcome {
             total: 7,
             partitions: vec![
-                PartitionLag { partition: 0, committed: Some(10), end: 12, lag: 2 },
-                PartitionLag { partition: 1, committed: None, end: 5, lag: 5 },
+                PartitionLag { partition: 0, committed: Some(10), end: 12, stable: 12, lag: 2 },
+                PartitionLag { partition: 1, committed: None, end: 5, stable: 5, lag: 5 },
             ],
             ..LagOutcome::default()
         };
         assert_eq!(o.partitions_text(), "p0=2 p1=5(no commit)");
+    }
+
+    #[test]
+    fn isolation_level_chooses_the_end_offset() {
+        assert!(parse_lag(&pairs(&[])).unwrap().read_committed);
+        let s = parse_lag(&pairs(&[("isolation.level", "read_uncommitted")])).unwrap();
+        assert!(!s.read_committed && !s.client.contains_key("isolation.level"));
+        let m = parse_lag(&pairs(&[("isolation.level", "banana")])).unwrap_err().message;
+        assert!(m.starts_with("isolation.level: 'banana' is not valid; use read_committed"), "{m}");
+    }
+
+    #[test]
+    fn an_open_transaction_is_explained_and_its_streak_counted() {
+        let mut m = monitor(3, 0);
+        m.settings.read_committed = false;
+        let at = |stable: i64, end: i64| {
+            vec![
+                PartitionLag { partition: 0, committed: Some(100), end, stable, lag: end - 100 },
+                PartitionLag { partition: 1, committed: Some(7), end: 7, stable: 7, lag: 0 },
+            ]
+        };
+        assert_eq!(m.held_back(&at(150, 150)), None);
+        let first = m.held_back(&at(100, 150)).unwrap();
+        assert!(
+            first.starts_with(
+                "an open transaction holds the last-stable offset of p0 at 100 while its high watermark is 150 (50 \
+                 record(s) held): read_committed consumers cannot read past"
+            ),
+            "{first}"
+        );
+        assert!(
+            first.ends_with("the lag is counted to the high watermark (isolation.level=read_uncommitted)"),
+            "{first}"
+        );
+        let second = m.held_back(&at(100, 160)).unwrap();
+        assert!(second.contains("is 160 (60 record(s) held, for 2 samples in a row)"), "{second}");
+        // The transaction ended: the next one that holds the partition starts a new streak.
+        assert_eq!(m.held_back(&at(160, 160)), None);
+        assert!(!m.held_back(&at(160, 170)).unwrap().contains("in a row"));
     }
 }

@@ -14,7 +14,7 @@ use kafka_native::client::settings::parse_property_list;
 use kafka_native::files;
 
 const USAGE: &str = "usage: scripts/audit --topic TOPIC (--run-id ID | --summary FILE) [--bootstrap HOST:PORT] \
-[--since EPOCH_MS] [--timeout-ms MS] [--property k=v]...
+[--since EPOCH_MS] [--timeout-ms MS] [--transactional] [--property k=v]...
   --topic       the topic the test wrote to
   --run-id      the run id from the test's summary (kafka-native-summary.json: run_id) or its audit log line
   --summary     the test's summary JSON (kafka.summary.file): run id, start and the acknowledged messages, so that
@@ -22,6 +22,9 @@ const USAGE: &str = "usage: scripts/audit --topic TOPIC (--run-id ID | --summary
   --bootstrap   brokers (default 127.0.0.1:9092)
   --since       read messages written at or after this time, epoch milliseconds (default: the whole topic)
   --timeout-ms  give up reading after this long (default 60000)
+  --transactional
+                the run wrote with transactions (implied by a --summary that has transactions): read the topic a
+                second time with read_uncommitted and count the run's records of aborted transactions
   --property    connection property for secured clusters, e.g. security.protocol=SASL_SSL (repeatable)
 Exit code: 0 when nothing is missing or duplicated, 1 otherwise, 2 on bad usage or errors.";
 
@@ -29,6 +32,7 @@ struct Args {
     topic: String,
     run_id: String,
     acked: Option<BTreeMap<String, SeqSet>>,
+    transactional: bool,
     client: BTreeMap<String, String>,
     since: u64,
     timeout: Duration,
@@ -38,7 +42,7 @@ fn parse_args() -> Result<Args, String> {
     use lexopt::prelude::*;
     let mut parser = lexopt::Parser::from_env();
     let (mut topic, mut run_id, mut since, mut timeout_ms) = (None, None, None, 60_000u64);
-    let mut acked = None;
+    let (mut acked, mut transactional) = (None, false);
     let mut client = BTreeMap::from([("bootstrap.servers".to_string(), "127.0.0.1:9092".to_string())]);
     let text = |v: std::ffi::OsString| v.into_string().map_err(|_| "arguments must be UTF-8".to_string());
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
@@ -53,8 +57,9 @@ fn parse_args() -> Result<Args, String> {
             }
             Long("summary") => {
                 let path = text(parser.value().map_err(|e| e.to_string())?)?;
-                let (id, start, seqs) = read_summary(&path)?;
+                let (id, start, seqs, with_transactions) = read_summary(&path)?;
                 run_id = run_id.or(Some(id));
+                transactional |= with_transactions;
                 // The same second of slack as the test's own audit.
                 since = since.or(Some(start.saturating_sub(1000)));
                 acked = Some(seqs);
@@ -63,6 +68,7 @@ fn parse_args() -> Result<Args, String> {
                 timeout_ms =
                     parser.value().map_err(|e| e.to_string())?.parse().map_err(|e| format!("--timeout-ms: {e}"))?
             }
+            Long("transactional") => transactional = true,
             Long("property") => {
                 let item = text(parser.value().map_err(|e| e.to_string())?)?;
                 client.extend(parse_property_list(&item, "--property").map_err(|e| e.message)?);
@@ -78,14 +84,16 @@ fn parse_args() -> Result<Args, String> {
         topic: topic.ok_or("--topic is required")?,
         run_id: run_id.ok_or("--run-id or --summary is required")?,
         acked,
+        transactional,
         client,
         since: since.unwrap_or(0),
         timeout: Duration::from_millis(timeout_ms),
     })
 }
 
-/// (run id, run start in epoch ms, acknowledged sequence numbers by producer) from a test's summary JSON.
-fn read_summary(path: &str) -> Result<(String, u64, BTreeMap<String, SeqSet>), String> {
+/// (run id, run start in epoch ms, acknowledged sequence numbers by producer, whether it wrote with transactions)
+/// from a test's summary JSON.
+fn read_summary(path: &str) -> Result<(String, u64, BTreeMap<String, SeqSet>, bool), String> {
     let text = files::read_text(path, "--summary", files::Limit::fixed(files::MAX_DOCUMENT))?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("--summary: '{path}': {e}"))?;
     let run_id = json["run_id"].as_str().ok_or(format!("--summary: '{path}' has no run_id"))?.to_string();
@@ -98,7 +106,7 @@ fn read_summary(path: &str) -> Result<(String, u64, BTreeMap<String, SeqSet>), S
             serde_json::from_value(ranges.clone()).map_err(|e| format!("--summary: audit_acked.{pid}: {e}"))?;
         seqs.insert(pid.clone(), SeqSet::from_ranges(&ranges));
     }
-    Ok((run_id, json["run_start_ms"].as_u64().unwrap_or(0), seqs))
+    Ok((run_id, json["run_start_ms"].as_u64().unwrap_or(0), seqs, json["transactions"].is_object()))
 }
 
 fn main() -> ExitCode {
@@ -109,7 +117,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let target = AuditTarget::new(&args.client, &args.topic, args.timeout);
+    let mut target = AuditTarget::new(&args.client, &args.topic, args.timeout);
+    target.transactional = args.transactional;
     match audit::read_back(&target, &args.run_id, args.since, args.acked.as_ref()) {
         Ok(report) => {
             println!("{}", report.line());

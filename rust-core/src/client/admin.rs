@@ -1,4 +1,4 @@
-//! Topic administration used before and after load: create a topic, read its end offsets.
+//! Administration used before and after load: create a topic, read its end offsets, read a broker setting.
 //!
 //! These run once per test (never per message), so blocking on librdkafka's admin futures with a
 //! minimal executor is fine and spares the engine an async runtime.
@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::types::RDKafkaErrorCode;
 
@@ -52,7 +52,11 @@ pub fn end_offsets(
     topic: &str,
     timeout: Duration,
 ) -> Result<Vec<i64>, EngineError> {
-    let consumer: BaseConsumer<ClientCtx> = create(connection, ClientCtx::default(), "consumer")?;
+    // librdkafka asks for end offsets with the consumer's isolation level, and its default, read_committed, would
+    // give the last-stable offsets.
+    let mut props = connection.clone();
+    props.insert("isolation.level".into(), "read_uncommitted".into());
+    let consumer: BaseConsumer<ClientCtx> = create(&props, ClientCtx::default(), "consumer")?;
     let partitions = metadata::topic_partitions(
         consumer.client(),
         topic,
@@ -66,4 +70,29 @@ pub fn end_offsets(
             consumer.fetch_watermarks(topic, p, timeout).map(|(_, high)| high).map_err(|e| EngineError::from_kafka(&e))
         })
         .collect()
+}
+
+/// A broker setting as a broker of the cluster reports it (DescribeConfigs on the first broker the metadata
+/// lists; the brokers of a cluster normally agree), `None` when the broker does not list it. Read only to make an
+/// error message precise, so it is bounded by `timeout` and its own failures are returned, not retried.
+pub fn broker_setting(
+    connection: &BTreeMap<String, String>,
+    name: &str,
+    timeout: Duration,
+) -> Result<Option<String>, EngineError> {
+    let admin: AdminClient<ClientCtx> = create(connection, ClientCtx::default(), "admin client")?;
+    let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
+    let metadata = admin.inner().fetch_metadata(None, timeout).map_err(kafka)?;
+    let Some(broker) = metadata.brokers().first().map(|b| b.id()) else { return Ok(None) };
+    let opts = AdminOptions::new().request_timeout(Some(timeout));
+    let results = futures_executor::block_on(admin.describe_configs([&ResourceSpecifier::Broker(broker)], &opts))
+        .map_err(kafka)?;
+    match results.into_iter().next() {
+        Some(Ok(resource)) => Ok(resource.get(name).and_then(|entry| entry.value.clone())),
+        Some(Err(code)) => Err(EngineError::named(
+            crate::error::error_name(code),
+            format!("describing broker {broker}'s configuration failed: {code}"),
+        )),
+        None => Ok(None),
+    }
 }

@@ -76,7 +76,8 @@ pub fn validate(props: &BTreeMap<String, String>, candidates: &[String]) -> Resu
             }
             Err(KafkaError::ClientConfig(_, why, ..)) => {
                 // librdkafka's explanation quotes the value: leave it out for secrets.
-                let why = if is_secret(key) { "refused by librdkafka".to_string() } else { why };
+                // (librdkafka ends some explanations with a newline, which would break the JTL's line.)
+                let why = if is_secret(key) { "refused by librdkafka".to_string() } else { why.trim_end().to_string() };
                 Err(EngineError::config(format!("{key}: {} is not valid; {why}", shown(key, value))))
             }
             Err(_) => {

@@ -635,6 +635,7 @@ impl ConsumerHandle {
         let deadline = Instant::now() + self.settings.timeout;
         let topic = self.settings.topic.clone();
         let mut unread = Vec::new();
+        let mut stable_ends = Vec::new();
         for p in held {
             let left = deadline.saturating_duration_since(Instant::now());
             let queried = if left.is_zero() { None } else { consumer.fetch_watermarks(&topic, p, left).ok() };
@@ -655,6 +656,7 @@ impl ConsumerHandle {
             }) else {
                 continue;
             };
+            stable_ends.push((p, high));
             let read_to = ReadTo { read_offset: self.read_offset(consumer, p, low, high, left), end_offset: high };
             if read_to.left() > 0 {
                 unread.push(format!(
@@ -673,6 +675,41 @@ impl ConsumerHandle {
                 self.label,
                 unread.len(),
                 unread.join(", ")
+            );
+        }
+        self.log_held_back(&stable_ends, deadline);
+    }
+
+    /// With `isolation.level=read_committed` (librdkafka's default) the end offsets above are last-stable offsets: records behind an open
+    /// transaction are neither read nor counted as unread. Compared with the high watermarks (a read_uncommitted
+    /// query), the partitions where an open transaction holds records back are logged at WARN, so that a consumer
+    /// that stopped short of the topic's end is explained.
+    fn log_held_back(&self, stable_ends: &[(i32, i64)], deadline: Instant) {
+        // (librdkafka's default isolation level is read_committed.)
+        if stable_ends.is_empty()
+            || self.settings.client.get("isolation.level").is_some_and(|level| level != "read_committed")
+        {
+            return;
+        }
+        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(1));
+        let connection = crate::client::settings::connection_properties(&self.settings.client);
+        let Ok(high) = crate::client::admin::end_offsets(&connection, &self.settings.topic, left) else { return };
+        let held: Vec<String> = stable_ends
+            .iter()
+            .filter_map(|&(p, stable)| {
+                let high = *high.get(usize::try_from(p).ok()?)?;
+                (high > stable)
+                    .then(|| format!("{p} at {stable} while its high watermark is {high} ({} held)", high - stable))
+            })
+            .collect();
+        if !held.is_empty() {
+            log::warn!(
+                "{}: isolation.level=read_committed read to the last-stable offset, and an open transaction holds \
+                 records behind it in {} partition(s): {}; no read_committed consumer can read them until that \
+                 transaction commits or aborts (a producer that died within one: after its transaction.timeout.ms)",
+                self.label,
+                held.len(),
+                held.join(", ")
             );
         }
     }

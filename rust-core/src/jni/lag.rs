@@ -1,7 +1,7 @@
 //! Native methods of `io.kafkanative.jmeter.NativeLag`.
 //!
 //! A handle is a [`super::Native`] around a [`LagMonitor`] (nothing to interrupt: a sample is bounded by
-//! `timeout.ms`); `sample` returns a `LagReading(partitions, error)`.
+//! `timeout.ms`); `sample` returns a `LagReading(partitions, note, error)`.
 
 use jni::objects::{JLongArray, JObject, JObjectArray, JString, JValue};
 use jni::sys::jlong;
@@ -32,11 +32,15 @@ static_native! {
     fn Java_io_kafkanative_jmeter_NativeLag_sample(env, handle: jlong, out: JLongArray<'l>) -> JObject<'l> {
         let reading = |env: &mut Env<'l>, o: LagOutcome| -> Result<JObject<'l>, BridgeError> {
             let partitions = env.new_string(o.partitions_text())?;
+            let note = match &o.note {
+                Some(n) => JObject::from(env.new_string(n)?),
+                None => JObject::null(),
+            };
             let error = engine_error(env, o.error.as_ref())?;
             Ok(env.new_object(
                 jni_str!("io/kafkanative/jmeter/LagReading"),
-                jni_sig!("(Ljava/lang/String;Lio/kafkanative/jmeter/EngineError;)V"),
-                &[JValue::from(&partitions), JValue::from(&error)],
+                jni_sig!("(Ljava/lang/String;Ljava/lang/String;Lio/kafkanative/jmeter/EngineError;)V"),
+                &[JValue::from(&partitions), JValue::from(&note), JValue::from(&error)],
             )?)
         };
         let read = |_: &mut _, m: &mut LagMonitor| {
@@ -73,6 +77,7 @@ mod tests {
             growing_windows: 4,
             elapsed: Duration::from_micros(2),
             error: None,
+            note: None,
         };
         super::super::assert_layout(
             LAYOUT,

@@ -128,7 +128,9 @@ impl ProducerHandle {
             let pid = format!("{:x}-{}", std::process::id(), NEXT_HANDLE.fetch_add(1, Ordering::Relaxed));
             let mut s = slot.lock();
             s.acked_seqs = Some(SeqSet::default());
-            s.totals.audit = Some(AuditTarget::new(&settings.client, &settings.topic, settings.audit_timeout));
+            let mut target = AuditTarget::new(&settings.client, &settings.topic, settings.audit_timeout);
+            target.transactional = settings.transaction.is_some();
+            s.totals.audit = Some(target);
             if settings.transaction.is_some() {
                 s.txn_seqs = Some(Vec::new());
             }

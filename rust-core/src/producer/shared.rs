@@ -215,13 +215,11 @@ pub(crate) fn producer_for(settings: &ProducerSettings, run: &Arc<Run>) -> Resul
             // Registers the id with its coordinator and fences any older producer with the same id.
             let id = transactional_id(&t.prefix, settings.thread_number);
             producer.txn(|p| p.init_transactions(settings.timeout)).map_err(|e| {
-                super::transaction::explain(
-                    &e,
-                    "initialising the transactions (init_transactions)",
-                    &id,
-                    settings.timeout,
-                )
-                .0
+                super::transaction::init_failed(&e, t, &id, settings.timeout, || {
+                    let connection = connection_properties(&settings.client);
+                    let timeout = settings.timeout.min(Duration::from_secs(5));
+                    admin::broker_setting(&connection, "transaction.max.timeout.ms", timeout)
+                })
             })?;
         }
         producer.ready = true;

@@ -34,7 +34,14 @@ pub struct TxnSettings {
     pub samples: u32,
     /// Share of transactions aborted on purpose, 0-100.
     pub abort_percent: u32,
+    /// `transaction.timeout.ms` (librdkafka's default when not set): named when the broker refuses it.
+    pub timeout_ms: u64,
 }
+
+/// librdkafka's default `transaction.timeout.ms`.
+const DEFAULT_TRANSACTION_TIMEOUT_MS: u64 = 60_000;
+/// Kafka's default `transaction.max.timeout.ms`, the broker's upper bound for a producer's transaction timeout.
+const BROKER_DEFAULT_MAX_TIMEOUT_MS: u64 = 900_000;
 
 /// Reads the transaction settings; refuses a prefix on a producer that cannot be transactional (no idempotence,
 /// acks other than all, a producer shared by threads) instead of silently upgrading it.
@@ -94,7 +101,68 @@ pub fn parse(
              threads sharing a producer (producer.scope=test) would commit and abort each other's messages",
         ));
     }
-    Ok(Some(TxnSettings { prefix, samples, abort_percent }))
+    let timeout_ms = transaction_timeout(client)?;
+    Ok(Some(TxnSettings { prefix, samples, abort_percent, timeout_ms }))
+}
+
+/// `transaction.timeout.ms`, checked here so the message says what the value must be (librdkafka's range, and at least
+/// the messages' wait: librdkafka refuses a transaction that would time out before its messages do).
+fn transaction_timeout(client: &BTreeMap<String, String>) -> Result<u64, EngineError> {
+    let Some(raw) = client.get("transaction.timeout.ms") else { return Ok(DEFAULT_TRANSACTION_TIMEOUT_MS) };
+    let ms = raw.trim().parse::<u64>().ok().filter(|ms| (1000..=i32::MAX as u64).contains(ms)).ok_or_else(|| {
+        EngineError::config(format!(
+            "transaction.timeout.ms: '{}' is not valid; use milliseconds from 1000 to {} (librdkafka's default is \
+             {DEFAULT_TRANSACTION_TIMEOUT_MS}), at most the brokers' transaction.max.timeout.ms (Kafka's default: \
+             {BROKER_DEFAULT_MAX_TIMEOUT_MS})",
+            crate::echo::clip(raw),
+            i32::MAX
+        ))
+    })?;
+    let message_timeout = client.get("message.timeout.ms").and_then(|v| v.parse::<u64>().ok());
+    if let Some(wait) = message_timeout.filter(|wait| *wait > ms) {
+        return Err(EngineError::config(format!(
+            "transaction.timeout.ms: {ms} is shorter than a message's wait for its acknowledgement ({wait} ms: \
+             delivery.timeout.ms, or timeout.ms when it is not set); a transaction must not time out before its \
+             messages. Raise transaction.timeout.ms to at least {wait} or lower timeout.ms"
+        )));
+    }
+    Ok(ms)
+}
+
+/// The cause of a failed `init_transactions`: a transaction timeout above the broker's limit is the test's
+/// configuration, so it says which two settings disagree (with the broker's limit when it can be read: `limit`).
+pub(super) fn init_failed(
+    e: &KafkaError,
+    settings: &TxnSettings,
+    id: &str,
+    timeout: Duration,
+    limit: impl FnOnce() -> Result<Option<String>, EngineError>,
+) -> EngineError {
+    let code = match e {
+        KafkaError::Transaction(t) => Some(t.code()),
+        other => other.rdkafka_error_code(),
+    };
+    if code != Some(RDKafkaErrorCode::InvalidTransactionTimeout) {
+        return explain(e, "initialising the transactions (init_transactions)", id, timeout).0;
+    }
+    let limit = match limit() {
+        Ok(Some(max)) => format!("the broker's transaction.max.timeout.ms, {max} ms"),
+        Ok(None) => format!(
+            "the broker's transaction.max.timeout.ms (the broker did not report it; Kafka's default is \
+             {BROKER_DEFAULT_MAX_TIMEOUT_MS} ms)"
+        ),
+        Err(why) => format!(
+            "the broker's transaction.max.timeout.ms (it could not be read: {}; Kafka's default is \
+             {BROKER_DEFAULT_MAX_TIMEOUT_MS} ms)",
+            why.message
+        ),
+    };
+    EngineError::config(format!(
+        "transaction.timeout.ms is {} ms, above {limit}: the transaction coordinator refused the producer \
+         '{id}' (INVALID_TRANSACTION_TIMEOUT). Lower transaction.timeout.ms to at most the broker's limit, or raise \
+         transaction.max.timeout.ms on the brokers",
+        settings.timeout_ms
+    ))
 }
 
 /// How a sample's transaction ended, as the JTL shows it (the result layout's `transaction` slot).
@@ -489,7 +557,7 @@ mod tests {
     use super::*;
 
     fn txn(percent: u32) -> Txn {
-        Txn::new(TxnSettings { prefix: "p".into(), samples: 1, abort_percent: percent })
+        Txn::new(TxnSettings { prefix: "p".into(), samples: 1, abort_percent: percent, timeout_ms: 60_000 })
     }
 
     #[test]
@@ -550,6 +618,52 @@ mod tests {
         );
         let ok =
             parse(&pairs(&[p, ("transaction.samples", "10")]), &reliable(), &none, Policy::Reliability, Scope::Thread);
-        assert_eq!(ok.unwrap(), Some(TxnSettings { prefix: "t".into(), samples: 10, abort_percent: 0 }));
+        assert_eq!(
+            ok.unwrap(),
+            Some(TxnSettings { prefix: "t".into(), samples: 10, abort_percent: 0, timeout_ms: 60_000 })
+        );
+    }
+
+    #[test]
+    fn the_transaction_timeout_is_checked() {
+        let none = BTreeMap::new();
+        let p = pairs(&[("transactional.id.prefix", "t")]);
+        let with = |v: &str, wait: &str| {
+            let mut client = reliable();
+            client.insert("transaction.timeout.ms".into(), v.into());
+            client.insert("message.timeout.ms".into(), wait.into());
+            parse(&p, &client, &none, Policy::Reliability, Scope::Thread)
+        };
+        for bad in ["0", "999", "text", "-5", "3000000000"] {
+            let m = with(bad, "1000").unwrap_err().message;
+            assert!(
+                m.starts_with(&format!("transaction.timeout.ms: '{bad}' is not valid; use milliseconds from 1000")),
+                "{m}"
+            );
+        }
+        let m = with("5000", "30000").unwrap_err().message;
+        assert!(m.contains("5000 is shorter than a message's wait") && m.contains("30000 ms"), "{m}");
+        assert_eq!(with("900001", "30000").unwrap().unwrap().timeout_ms, 900_001);
+    }
+
+    #[test]
+    fn a_timeout_above_the_brokers_limit_names_both_settings() {
+        let settings = TxnSettings { prefix: "t".into(), samples: 1, abort_percent: 0, timeout_ms: 900_001 };
+        let refused = KafkaError::Global(RDKafkaErrorCode::InvalidTransactionTimeout);
+        let t = Duration::from_secs(1);
+        let e = init_failed(&refused, &settings, "t-1", t, || Ok(Some("900000".into())));
+        assert_eq!(e.code, Code::ConfigError);
+        assert!(
+            e.message.starts_with(
+                "transaction.timeout.ms is 900001 ms, above the broker's transaction.max.timeout.ms, 900000 ms"
+            ),
+            "{}",
+            e.message
+        );
+        let e = init_failed(&refused, &settings, "t-1", t, || Err(EngineError::config("denied")));
+        assert!(e.message.contains("it could not be read: denied; Kafka's default is 900000 ms"), "{}", e.message);
+        let other = KafkaError::Global(RDKafkaErrorCode::TransactionalIdAuthorizationFailed);
+        let e = init_failed(&other, &settings, "t-1", t, || panic!("the limit is only read for a refused timeout"));
+        assert_ne!(e.code, Code::ConfigError);
     }
 }

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
 
 /**
  * One lag reading, as JMeter's listeners show it: the total lag and its growth in the response message, one
- * partition per line in the response data, LAG_GROWING (or why there is no reading) as the response code.
+ * partition per line in the response data, then the note on open transactions holding the lag, if any;
+ * LAG_GROWING (or why there is no reading) as the response code.
  */
 public class LagSampleResult extends KafkaSampleResult {
 
@@ -35,9 +36,10 @@ public class LagSampleResult extends KafkaSampleResult {
         String partitions = lag.partitions() == null ? "" : lag.partitions();
         // A growing lag is still a reading; a missing group or topic is not.
         reading = error == null || error.code().equals(Codes.LAG_GROWING);
+        String note = lag.note() == null ? "" : "; " + lag.note();
         String text = "lag " + out[TOTAL_LAG] + " (growth " + String.format(Locale.ROOT, "%+d",
                 out[GROWTH]) + ", growing " + out[GROWING_WINDOWS] + " sample(s) in a row): "
-                + partitions;
+                + partitions + note;
         setSuccessful(error == null);
         if (error == null) {
             setResponseCode("OK");
@@ -48,7 +50,7 @@ public class LagSampleResult extends KafkaSampleResult {
         }
         // One partition per line: "p0=12 p1=0(no commit)" splits before each "pN=", not inside "(no commit)".
         String perLine = PARTITION_START.matcher(partitions).replaceAll("\n");
-        setResponseData("total=" + out[TOTAL_LAG] + "\n" + perLine
+        setResponseData("total=" + out[TOTAL_LAG] + "\n" + perLine + (lag.note() == null ? "" : "\n" + lag.note())
                 + (error == null ? "" : "\n" + error.code() + ": " + error.message()), StandardCharsets.UTF_8.name());
     }
 

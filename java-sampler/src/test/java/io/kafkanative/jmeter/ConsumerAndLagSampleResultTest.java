@@ -65,7 +65,7 @@ class ConsumerAndLagSampleResultTest {
 
     @Test
     void lagReadingThatPassed() {
-        LagSampleResult result = lag(new LagReading("p0=9 p1=0(no commit)", null), 9, 9, 0);
+        LagSampleResult result = lag(new LagReading("p0=9 p1=0(no commit)", null, null), 9, 9, 0);
 
         assertTrue(result.isSuccessful());
         assertTrue(result.isReading());
@@ -76,8 +76,19 @@ class ConsumerAndLagSampleResultTest {
     }
 
     @Test
+    void anOpenTransactionIsExplainedAfterThePartitions() {
+        String note = "an open transaction holds the last-stable offset of p0 at 100 while its high watermark is 150";
+        LagSampleResult result = lag(new LagReading("p0=0 p1=0", note, null), 0, 0, 0);
+
+        assertTrue(result.isSuccessful());
+        assertEquals("lag 0 (growth +0, growing 0 sample(s) in a row): p0=0 p1=0; " + note,
+                result.getResponseMessage());
+        assertEquals("total=0\np0=0\np1=0\n" + note, result.getResponseDataAsString());
+    }
+
+    @Test
     void growingLagIsAFailedReadingAMissingGroupIsNoReading() {
-        LagSampleResult growing = lag(new LagReading("p0=36", new EngineError("LAG_GROWING",
+        LagSampleResult growing = lag(new LagReading("p0=36", null, new EngineError("LAG_GROWING",
                 "the lag grew in each of the last 2 samples: the consumers are not keeping up")), 36, 9, 2);
         assertFalse(growing.isSuccessful());
         assertTrue(growing.isReading());
@@ -85,7 +96,8 @@ class ConsumerAndLagSampleResultTest {
         assertEquals("the lag grew in each of the last 2 samples: the consumers are not keeping up; "
                 + "lag 36 (growth +9, growing 2 sample(s) in a row): p0=36", growing.getResponseMessage());
 
-        LagSampleResult missing = lag(new LagReading("", new EngineError("GROUP_NOT_FOUND", "no group 'g'")), 0, 0, 0);
+        LagSampleResult missing = lag(new LagReading("", null, new EngineError("GROUP_NOT_FOUND", "no group 'g'")),
+                0, 0, 0);
         assertFalse(missing.isSuccessful());
         assertFalse(missing.isReading());
         assertEquals("no group 'g'", missing.getResponseMessage());
