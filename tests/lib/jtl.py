@@ -49,3 +49,19 @@ def none_bad(rows, bad, what, width=None):
     found = [r for r in rows if bad(r)]
     if found:
         fail(f"{len(found)} {what}, first: {found[0]['responseCode']} {found[0]['responseMessage'][:width]}")
+
+
+def run_checks(checks, suite):
+    """The command line of a suite's checks module: `checks.py NAME ARG...` calls the function NAME of the mapping
+    `checks` (dashes for underscores) with the arguments. A failed assertion ends it with one line, "SUITE check NAME
+    failed: REASON", and exit 1, so the suite's log says which check and why without a traceback."""
+    names = sorted(n.replace("_", "-") for n in checks)
+    if len(sys.argv) < 2 or sys.argv[1].replace("-", "_") not in checks:
+        print(f"usage: {sys.argv[0]} CHECK ARG... (CHECK: {', '.join(names)})")
+        sys.exit(2)
+    name = sys.argv[1]
+    try:
+        checks[name.replace("-", "_")](*sys.argv[2:])
+    except AssertionError as e:
+        print(f"{suite} check {name} failed: {e}")
+        sys.exit(1)

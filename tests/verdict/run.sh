@@ -13,6 +13,7 @@ rm -rf "$out"
 mkdir -p "$out"
 # shellcheck source=tests/lib/checks.sh
 source "$root/tests/lib/checks.sh"
+verify() { python3 "$root/tests/verdict/checks.py" "$@"; } # verify CHECK ARG...: one of tests/verdict/checks.py
 
 # run NAME [-J...]: the producer baseline plan, small, with the summary and JUnit report in $out; returns JMeter's exit.
 run() {
@@ -58,25 +59,14 @@ failing() {
 }
 
 junit_parses() {
-  python3 - "$out/fail-junit.xml" "$out/fail-summary.json" <<'PY'
-import json, sys, xml.etree.ElementTree as ET
-suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
-cases = suite.findall("testcase")
-assert [c.get("name") for c in cases] == ["error.rate<1%", "p99<1us", "records.per.sec>=100000000"], cases
-assert (suite.get("tests"), suite.get("failures")) == ("3", "2"), suite.attrib
-assert cases[0].find("failure") is None and cases[1].find("failure").get("type") == "threshold"
-v = json.load(open(sys.argv[2]))["verdict"]
-assert (v["passed"], v["exit_code"], [c["passed"] for c in v["criteria"]]) == (False, 3, [True, False, False]), v
-print("junit and summary agree:", suite.attrib)
-PY
+  verify junit-agrees "$out/fail-junit.xml" "$out/fail-summary.json"
 }
 
 unmeasured() {
   exit_is 3 run unmeasured '-Jkafka.verdict=error.rate<1%; audit.missing=0' &&
     grep -q '^verdict: audit.missing not measured: no audit ran: set audit=true on the producer (threshold = 0): FAIL$' \
       "$out/unmeasured.out" &&
-    python3 -c 'import sys,xml.etree.ElementTree as E; f=E.parse(sys.argv[1]).getroot().iter("failure"); assert [x.get("type") for x in f]==["not-measured"]' \
-      "$out/unmeasured-junit.xml"
+    verify junit-failure-types "$out/unmeasured-junit.xml" not-measured
 }
 
 invalid() {
@@ -87,12 +77,7 @@ invalid() {
 
 # A baseline claiming 1000 times the passing run's throughput: whatever this machine's noise, this run is 99 % slower.
 regression() {
-  python3 - "$out/pass-summary.json" "$out/doctored.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-s["records_per_sec"] *= 1000
-json.dump(s, open(sys.argv[2], "w"))
-PY
+  verify doctor-baseline "$out/pass-summary.json" "$out/doctored.json"
   exit_is 3 run regressed -Jaudit=true -Jkafka.topic="$same_topic" "-Jkafka.verdict.baseline=$out/doctored.json" \
     '-Jkafka.verdict=regression<10%' &&
     grep -Eq '^baseline .*doctored.json: throughput -99\.[0-9]% ' "$out/regressed.out" &&
@@ -111,18 +96,7 @@ breakdown() {
     grep -A1 -E '^10000 records sent' "$out/breakdown.out" | tail -n1 | grep -q '^time breakdown: send->ack ' &&
     grep -q '^hint: linger.ms=1 with one producer per thread and 1 message per sample adds about .* batches nothing' \
       "$out/breakdown.out" &&
-    python3 - "$out/breakdown-summary.json" <<'PY'
-import json, sys
-b = json.load(open(sys.argv[1]))["breakdown"]
-assert b["reconciled"] is True and b["other_ms"] >= 0, b
-for k in ("queue_ms", "outbuf_ms", "rtt_ms", "rtt_p99_ms", "requests_per_sec", "batch_records", "batch_fill_pct",
-          "in_flight_mean", "in_flight_max", "retries", "hints"):
-    assert k in b and b[k] is not None, (k, b)
-total = b["send_ack_mean_ms"]
-assert 0 < b["queue_ms"] + b["rtt_ms"] <= total * 1.25, b
-assert 1 <= b["batch_records"] <= 1.5 and b["requests_per_sec"] > 0, b
-print(f"queue {b['queue_ms']:.2f} + rtt {b['rtt_ms']:.2f} <= send->ack {total:.2f} ms (+25 %)")
-PY
+    verify breakdown-consistent "$out/breakdown-summary.json"
 }
 
 # The generator's warning: its limits lowered so that this run's CPU passes them, and a control with limits above
@@ -133,15 +107,7 @@ generator() {
     grep -q "the load generator was the bottleneck" "$out/hot.log" &&
     exit_is 0 run cool -Jkafka.generator.cpu.limit=100 -Jkafka.generator.machine.cpu.limit=100 &&
     ! grep -q "the load generator was the bottleneck" "$out/cool.out" &&
-    python3 - "$out/hot-summary.json" "$out/cool-summary.json" <<'PY'
-import json, sys
-hot, cool = (json.load(open(p))["generator"] for p in sys.argv[1:])
-assert hot["bottleneck"] is True and cool["bottleneck"] is False, (hot, cool)
-for g in (hot, cool):
-    assert g["samples"] >= 1 and g["process_cpu_pct"]["mean"] is not None and g["rss_mb"]["max"] > 0, g
-    assert g["native_malloc_mb"]["max"] > 0 and g["gc"]["pause_pct"] is not None, g
-print("generator:", {k: hot[k] for k in ("samples", "process_cpu_pct", "machine_cpu_pct", "native_malloc_mb")})
-PY
+    verify generator-flagged "$out/hot-summary.json" "$out/cool-summary.json"
 }
 
 # Producers, one throttled consumer and the lag monitor (tests/consumer's "throttled" run): the lag grows, so
@@ -157,29 +123,13 @@ lag_and_consumer() {
   [[ $rc == 3 ]] &&
     grep -q '^verdict: lag = growing (threshold = stable): FAIL$' "$out/e2e.out" &&
     grep -q '^verdict: FAIL (1 of 4 criteria failed: lag); jmeter -n exits with code 3$' "$out/e2e.out" &&
-    python3 - "$out/e2e-producer.json" "$out/e2e-consumer.json" <<'PY'
-import json, sys
-for path in sys.argv[1:]:
-    s = json.load(open(path))
-    assert s["verdict"]["passed"] is False and s["lag"]["growing_readings"] >= 1, (path, s["lag"])
-print("lag block:", s["lag"])
-PY
+    verify lag-growing "$out/e2e-producer.json" "$out/e2e-consumer.json"
 }
 
 # The verdict in the plan (the Kafka Connection's Verdict group), no -Jkafka.verdict: a copy of the baseline plan with
 # the Verdict criteria and Verdict JUnit file fields filled in, as a tester would in the GUI.
 plan_with_verdict() { # plan_with_verdict NAME CRITERIA: writes $out/NAME.jmx, its JUnit file $out/NAME-junit.xml
-  python3 - jmeter-plans/producer-baseline.jmx "$out/$1.jmx" "$2" "$out/$1-junit.xml" <<'PY'
-import sys, xml.etree.ElementTree as ET
-tree = ET.parse(sys.argv[1])
-connection = tree.getroot().find(".//io.kafkanative.jmeter.KafkaConnection")
-for name, value in (("verdictCriteria", sys.argv[3]), ("verdictJunit", sys.argv[4])):
-    prop = connection.find(f"stringProp[@name='{name}']")
-    if prop is None:
-        prop = ET.SubElement(connection, "stringProp", name=name)
-    prop.text = value
-tree.write(sys.argv[2], encoding="UTF-8", xml_declaration=True)
-PY
+  verify plan-with-verdict jmeter-plans/producer-baseline.jmx "$out/$1.jmx" "$2" "$out/$1-junit.xml"
 }
 
 # run_plan_verdict PLAN NAME [-J...]: like run, on $out/PLAN.jmx, without any kafka.verdict* property.
@@ -195,21 +145,18 @@ run_plan_verdict() {
   return $rc
 }
 
-junit_counts() { # junit_counts FILE TESTS FAILURES
-  python3 -c 'import sys,xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot().find("testsuite"); t=(s.get("tests"),s.get("failures")); print("junit", t); assert t==(sys.argv[2],sys.argv[3]), t' "$@"
-}
 
 plan_field_fails() {
   plan_with_verdict field-fail 'error.rate<1%; p99<1us' &&
     exit_is 3 run_plan_verdict field-fail field-fail &&
     grep -q '^verdict: FAIL (1 of 2 criteria failed: p99); jmeter -n exits with code 3$' "$out/field-fail.out" &&
-    [[ "$(jtl_rows "$out/field-fail.jtl")" == 1000 ]] && junit_counts "$out/field-fail-junit.xml" 2 1
+    [[ "$(jtl_rows "$out/field-fail.jtl")" == 1000 ]] && verify junit-counts "$out/field-fail-junit.xml" 2 1
 }
 
 plan_field_passes() {
   plan_with_verdict field-pass 'error.rate<1%; records.per.sec>=10' &&
     exit_is 0 run_plan_verdict field-pass field-pass &&
-    grep -q '^verdict: PASS (2 criteria)$' "$out/field-pass.out" && junit_counts "$out/field-pass-junit.xml" 2 0
+    grep -q '^verdict: PASS (2 criteria)$' "$out/field-pass.out" && verify junit-counts "$out/field-pass-junit.xml" 2 0
 }
 
 # The failing plan again, with -Jkafka.verdict and -Jkafka.verdict.junit: the properties win over the fields.
@@ -219,7 +166,7 @@ property_wins() {
     grep -q '^verdict: PASS (1 criteria)$' "$out/field-override.out" &&
     grep -q "kafka.verdict: the JMeter property is used; it overrides the Verdict criteria field of Kafka Connection \[kafka\]" \
       "$out/field-override.log" &&
-    junit_counts "$out/field-override-junit.xml" 1 0
+    verify junit-counts "$out/field-override-junit.xml" 1 0
 }
 
 sum_of() { sha256sum "$1" | cut -d' ' -f1; }
@@ -270,15 +217,7 @@ baseline_other_test() {
   exit_is 3 run other-test -Jaudit=true "-Jkafka.verdict.baseline=$out/pass-summary.json" '-Jkafka.verdict=regression<50%' &&
     grep -q "^verdict: regression not measured: the baseline '.*pass-summary.json' is a run of another test (samplers.producer 'kafka-produce'.topic: " \
       "$out/other-test.out" &&
-    python3 - "$out/other-test-summary.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-assert s["_format"] == "kafka-native summary 1", s.get("_format")
-t = s["test"]
-assert t["plan"] == "producer-baseline.jmx" and t["samplers"]["producer 'kafka-produce'"]["thread.count"] == "2", t
-assert not any("password" in k for p in t["samplers"].values() for k in p), t
-print("identity:", t)
-PY
+    verify test-identity "$out/other-test-summary.json"
 }
 
 # A verdict that cannot pass on nothing: refused before any load, exit 3.
@@ -309,21 +248,7 @@ experiment_quick() {
   scripts/experiment --quick --out "$out/experiments" >"$out/experiment.out" 2>&1
   local rc=$?
   tail -n 3 "$out/experiment.out"
-  ((rc == 0)) && python3 - "$out/experiments" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-names = ["partitions", "replication", "record-size", "consumer-threads", "acks", "baseline-sweep"]
-page = open(os.path.join(d, "index.html")).read()
-for n in names:
-    r = json.load(open(os.path.join(d, n + ".json")))
-    assert len(r["medians"]) == len(r["points"]) and all(m and m["records_per_sec"] for m in r["medians"]), (n, r["medians"])
-    assert r["direction"] and r["seed"], n
-    md = open(os.path.join(d, n + ".md")).read()
-    assert md.count("\n| ") == len(r["points"]) + 1 and "bounded by" in md, md
-    assert os.path.getsize(os.path.join(d, n + ".png")) > 1000, n
-    assert f"href='{n}.md'" in page and f"src='{n}.png'" in page, n
-    print(f"{n}: {r['direction']}")
-PY
+  ((rc == 0)) && verify experiments-published "$out/experiments"
 }
 
 check "verdict passes: exit 0, JTL complete" passing
