@@ -6,6 +6,7 @@ set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 enter_work_dir e2e
+verify() { python3 tests/e2e/checks.py "$@"; } # verify CHECK ARG...: one of tests/e2e/checks.py
 
 # Runs the baseline plan (or $PLAN); extra -J options follow the name.
 run_plan() {
@@ -34,14 +35,7 @@ batch_audit() {
     -Jrecord.size=200 -Jaudit=true -Jpolicy=reliability -Jacks=all &&
     python3 tests/e2e/jtl_check.py "$out/batch.jtl" --rows 1000 --messages 100000 --all-ok --summary "$out/batch-summary.json" &&
     grep -Eq '^audit of run [0-9a-f-]+: 100000 acked, 100000 found, 0 missing, 0 duplicates, 0 unexpected' "$out/batch.out" &&
-    python3 - "$out/batch-summary.json" <<'PY' ||
-import json, sys
-s = json.load(open(sys.argv[1]))
-a = s["audit"]
-assert (a["found"], a["duplicates"], a["missing"], a["unexpected"]) == (100000, 0, 0, 0), a
-assert s["acked"] == 100000 and sum(s["per_partition"].values()) == 100000, s
-print("summary and audit agree:", a)
-PY
+    verify audit-complete "$out/batch-summary.json" ||
     return 1
   [[ "$(topic_messages "$topic")" == 100000 ]] || { echo "topic $topic holds $(topic_messages "$topic") messages, expected 100000"; return 1; }
   # The same audit on demand, from the run id in the summary.
@@ -55,15 +49,7 @@ PY
 oversized() {
   local topic="e2e-big-$RANDOM$RANDOM"
   run_plan big -Jkafka.topic="$topic" -Jthreads=2 -Jloops=5 -Jrecord.size=2000000
-  python3 - "$out/big.jtl" "$out/big-summary.json" <<'PY'
-import csv, json, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-assert len(rows) == 10, f"{len(rows)} rows"
-assert all(r["success"] == "false" and r["responseCode"] == "MSG_SIZE_TOO_LARGE" for r in rows), rows[0]
-s = json.load(open(sys.argv[2]))
-assert (s["sent"], s["acked"], s["failed"], s["errors"]) == (10, 0, 10, {"MSG_SIZE_TOO_LARGE": 10}), s
-print("oversized ok:", rows[0]["responseMessage"])
-PY
+  verify oversized-counted "$out/big.jtl" "$out/big-summary.json"
 }
 
 # XML results (output_format=xml): every Kafka sample is a <sample> row that JMeter can read back, a batch sample
@@ -76,16 +62,7 @@ xml_results() {
     grep -m 3 -A 2 "Error trying to record a sample" "$out/xml.log"
     return 1
   fi
-  python3 - "$out/xml.jtl" <<'PY'
-import sys
-import xml.etree.ElementTree as ET
-rows = list(ET.parse(sys.argv[1]).getroot())
-assert len(rows) == 10, f"{len(rows)} rows: {[r.tag for r in rows][:3]}"
-assert all(r.tag == "sample" for r in rows), rows[0].tag
-bad = [r.attrib for r in rows if (r.get("s"), r.get("rc"), r.get("sc"), r.get("ec")) != ("false", "MSG_SIZE_TOO_LARGE", "3", "3")]
-assert not bad, bad[0]
-print("xml ok: 10 <sample> rows, each 3 messages (sc) and 3 failed (ec):", rows[0].get("rm"))
-PY
+  verify xml-results-counted "$out/xml.jtl"
 }
 
 # The pre-flight check warns (once) when threads outnumber the topic's partitions, and the test still runs.
@@ -112,24 +89,7 @@ per_sample_value() {
   scripts/kafka run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server 127.0.0.1:9092 \
     --topic "$topic" --from-beginning --max-messages 100 --timeout-ms 30000 --property print.key=true \
     --property print.headers=true >"$out/value.txt" 2>"$out/value.err"
-  python3 - "$out/value.txt" <<'PY'
-import re, sys
-# ConsoleConsumer's lines: headers (name:value,name:value), key and value, tab-separated
-records = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
-assert len(records) == 100 and all(len(r) == 3 for r in records), f"{len(records)} records read back: {records[:2]}"
-headers, keys, values = zip(*records)
-bad = [v for v in values if not re.fullmatch(r"v-[12]-[0-9]+", v)]
-assert not bad, f"values not built by JMeter: {bad[:3]}"
-# A field evaluated once per thread would give 2 distinct texts; per sample, the counters give 100.
-assert len(set(values)) == 100, f"{len(set(values))} distinct values of 100"
-assert {v.split("-")[1] for v in values} == {"1", "2"}, "both threads' values"
-assert all(re.fullmatch(r"k-([12])-[0-9]+", k) for k in keys) and len(set(keys)) == 100, f"keys: {sorted(set(keys))[:5]}"
-assert all(re.fullmatch(r"user:u[12],n:[0-9]+", h) for h in headers) and len(set(headers)) == 100, f"headers: {headers[:3]}"
-# each record's key and headers were evaluated with its own value: same thread
-for h, k, v in records:
-    assert h.split(",")[0] == "user:u" + k.split("-")[1] and k.split("-")[1] == v.split("-")[1], (h, k, v)
-print("100 records, value, key and headers each evaluated for its own sample:", records[0])
-PY
+  verify fields-per-sample "$out/value.txt"
 }
 
 # A plan with a mistake stops at once with one readable failed sample per thread, not thousands.
@@ -156,14 +116,7 @@ secure() {
     return 1
   run_plan secure-bad -q "$out/secure-bad.properties" -Jkafka.bootstrap="$KAFKA_SASL_SSL_BOOTSTRAP" \
     -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jtimeout.ms=5000 -Jtopic.create=false
-  python3 - "$out/secure-bad.jtl" <<'PY' || return 1
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-assert 1 <= len(rows) <= 2, f"{len(rows)} rows: a wrong password must stop the test at once"
-assert all(r["success"] == "false" for r in rows), rows
-assert "uthentication" in rows[0]["responseMessage"], rows[0]["responseMessage"]
-print("wrong password:", rows[0]["responseCode"], rows[0]["responseMessage"])
-PY
+  verify wrong-password-stops "$out/secure-bad.jtl" || return 1
   if grep -rlF -e "$KAFKA_SECURE_PASSWORD" -e "$wrong" "$out"/secure*.jtl "$out"/secure*.log "$out"/secure*.out "$out"/secure*.json; then
     echo "a password appears in the files above"
     return 1

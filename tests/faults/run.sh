@@ -23,6 +23,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root" || exit 1
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
+verify() { python3 "$root/tests/faults/checks.py" "$@"; } # verify CHECK ARG...: one of tests/faults/checks.py
 
 suite_start=$SECONDS
 only="${1:-all}"
@@ -117,21 +118,8 @@ run_plan() {
 
 # figures NAME TOPIC: JTL, summary, audit and topic side by side (one JSON line in NAME-figures.json, printed).
 figures() {
-  python3 - "$out/$1.jtl" "$out/$1-summary.json" "$(topic_messages "$2")" "$(cat "$out/$1.rc")" \
-    "$(cat "$out/$1.secs")" >"$out/$1-figures.json" <<'PY'
-import csv, json, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-ok = sum(int(r.get("SampleCount") or 1) for r in rows if r["success"] == "true")
-failed_rows = [r for r in rows if r["success"] != "true"]
-s = json.load(open(sys.argv[2]))
-a = s.get("audit") or {}
-codes = {}
-for r in failed_rows:
-    codes[r["responseCode"]] = codes.get(r["responseCode"], 0) + 1
-print(json.dumps({"jtl_ok_messages": ok, "failed_samples": len(failed_rows), "failed_codes": codes,
-                  "acked": s.get("acked"), "audit": a, "topic": int(sys.argv[3]), "exit": int(sys.argv[4]),
-                  "seconds": int(sys.argv[5])}))
-PY
+  verify figures "$out/$1.jtl" "$out/$1-summary.json" "$(topic_messages "$2")" "$(cat "$out/$1.rc")" \
+    "$(cat "$out/$1.secs")" >"$out/$1-figures.json"
   cat "$out/$1-figures.json"
 }
 
@@ -169,17 +157,7 @@ print((h & 0x7FFFFFFF) % 50)' "$1")"
 
 # The consumer plan with a 30 ms think time after each sample: a slow reader, so that a failover happens mid-read.
 slow_consumer_plan() {
-  python3 - "$root/jmeter-plans/consumer-throughput.jmx" "$out/consumer-slow.jmx" <<'PY'
-import sys
-plan = open(sys.argv[1]).read()
-anchor = "</io.kafkanative.jmeter.KafkaConsumer>\n        <hashTree />"
-timer = ("</io.kafkanative.jmeter.KafkaConsumer>\n        <hashTree>\n"
-         "          <ConstantTimer guiclass=\"ConstantTimerGui\" testclass=\"ConstantTimer\" testname=\"think\">\n"
-         "            <stringProp name=\"ConstantTimer.delay\">30</stringProp>\n          </ConstantTimer>\n"
-         "          <hashTree />\n        </hashTree>")
-assert plan.count(anchor) == 1, "consumer-throughput.jmx changed: no place for the think time"
-open(sys.argv[2], "w").write(plan.replace(anchor, timer))
-PY
+  verify slow-consumer-plan "$root/jmeter-plans/consumer-throughput.jmx" "$out/consumer-slow.jmx"
 }
 
 # 4./5. A slow group reads 3,000 records of 6 partitions (RF 3) while a broker is killed 5 s after the consumers
@@ -206,33 +184,7 @@ consumer_failover() {
   head -n 1 "$out/$name-kill.txt"
   scripts/kafka run org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$bootstrap" --topic "$topic" \
     >"$out/$name-offsets.txt" 2>/dev/null
-  python3 - "$out/$name.jtl" "$out/$name-consumer.json" "$out/$name-offsets.txt" "$(cat "$out/$name.rc")" "$what" <<'PY'
-import csv, json, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-# Records of the OK rows (an EMPTY row has SampleCount 1, JMeter's minimum, and no record).
-ok = sum(int(r.get("SampleCount") or 1) for r in rows if r["success"] == "true" and r["responseCode"] == "OK")
-failed = [r for r in rows if r["success"] != "true"]
-s = json.load(open(sys.argv[2]))
-# The topic's own end offsets (GetOffsetShell: topic:partition:offset), independent of the engine's.
-produced = {int(l.split(":")[1]): int(l.split(":")[2]) for l in open(sys.argv[3]) if l.count(":") == 2}
-read = {int(p): n for p, n in s["per_partition"].items()}
-ends = {e["partition"]: e for e in s.get("partitions_at_end") or []}
-per = ", ".join(f"p{p}: {read.get(p, 0)}/{n}" for p, n in sorted(produced.items()))
-print(f"{sys.argv[5]} kill: read {s['records']} of {sum(produced.values())} (JTL OK records {ok}, failed samples "
-      f"{len(failed)}, transient errors {s.get('transient_errors')}, exit {sys.argv[4]}); read/produced per "
-      f"partition: {per}")
-problems = []
-if len(produced) != 6 or sum(produced.values()) != 3000: problems.append(f"the topic holds {produced}, not 3000")
-if s["records"] != 3000 or ok != 3000: problems.append("not every record was read")
-if any(read.get(p, 0) != n for p, n in produced.items()): problems.append("a partition read short")
-if any(p not in ends or (ends[p]["read_offset"], ends[p]["end_offset"]) != (n, n) for p, n in produced.items()):
-    problems.append(f"the summary's read/end offsets differ from the topic's: {sorted(ends.values(), key=str)}")
-if s.get("unread") or s.get("unread_records") != 0: problems.append(f"unread: {s.get('unread')}")
-if failed: problems.append(f"failed samples: {sorted({r['responseCode'] for r in failed})}")
-if sys.argv[4] != "0": problems.append(f"JMeter exit {sys.argv[4]}")
-for p in problems: print(p)
-sys.exit(1 if problems else 0)
-PY
+  verify read-through-failover "$out/$name.jtl" "$out/$name-consumer.json" "$out/$name-offsets.txt" "$(cat "$out/$name.rc")" "$what"
 }
 
 # 1. policy=reliability with its defaults: 4 threads x 50 samples/s for about 24 s, the leader of partition 0
@@ -302,25 +254,7 @@ failover_experiment() {
   scripts/experiment failover --quick --out "$out/failover" >"$out/failover.out" 2>&1 ||
     { tail -n 5 "$out/failover.out"; return 1; }
   grep -m1 '^\*\*' "$out/failover.out"
-  python3 - "$out/failover" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-r = json.load(open(os.path.join(d, "failover.json")))
-runs = {x["run"]: x for x in r["runs"]}
-assert set(runs) == {"capacity-acks1", "reliability"}, list(runs)
-for x in runs.values():
-    assert x["killed_node"] in (1, 2, 3) and x["kill_s"] < x["restart_s"], x
-    assert x["time_to_full_isr_s"] is not None and x["time_to_full_isr_s"] >= 0, x
-    assert x["p99_before_ms"] is not None and x["p99_after_ms"] is not None, x
-    assert x["audit_complete"] is True and x["acked_but_lost"] is not None and x["duplicates"] is not None, x
-rel = runs["reliability"]
-assert rel["acked_but_lost"] == 0 and rel["failed_but_written"] == 0 and rel["failed_samples"] == 0, rel
-md = open(os.path.join(d, "failover.md")).read()
-assert md.count("\n| ") == 3 and "time to full ISR" in md, md
-assert os.path.getsize(os.path.join(d, "failover.png")) > 1000
-page = open(os.path.join(d, "index.html")).read()
-assert "href='failover.md'" in page and "src='failover.png'" in page
-PY
+  verify failover-published "$out/failover"
 }
 
 # A kill command that fails, and a cluster of one broker: refused with the reason.

@@ -63,5 +63,8 @@ def run_checks(checks, suite):
     try:
         checks[name.replace("-", "_")](*sys.argv[2:])
     except AssertionError as e:
-        print(f"{suite} check {name} failed: {e}")
+        reason = str(e)
+        if len(reason) > 800:  # a reason may hold whole rows: enough to see which, not a page of them
+            reason = f"{reason[:800]}… ({len(reason)} characters)"
+        print(f"{suite} check {name} failed: {reason}")
         sys.exit(1)

@@ -17,6 +17,7 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
+verify() { python3 "$root/tests/stops/checks.py" "$@"; } # verify CHECK ARG...: one of tests/stops/checks.py
 enter_work_dir stops
 suite_start=$SECONDS
 bootstrap=127.0.0.1:9092
@@ -72,18 +73,8 @@ wait_rows() {
 
 # books NAME TOPIC: JTL, printed report, summary and topic side by side (NAME-books.json, printed).
 books() {
-  python3 - "$out/$1.jtl" "$out/$1.out" "$out/$1-summary.json" "$(topic_messages "$2" "$bootstrap")" "$(cat "$out/$1.rc")" \
-    >"$out/$1-books.json" <<'PY'
-import csv, json, re, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-ok = sum(int(r["SampleCount"]) for r in rows if r["success"] == "true")
-perf = re.findall(r"^(\d+) records sent,", open(sys.argv[2]).read(), re.M)
-s = json.load(open(sys.argv[3]))
-print(json.dumps({"jtl_ok": ok, "jtl_rows": len(rows), "perf_records_sent": int(perf[-1]) if perf else None,
-                  "sent": s["sent"], "acked": s["acked"], "acked_after_sample": s["acked_after_timeout"],
-                  "failed": s["failed"], "errors": s["errors"], "stopped": s.get("stopped", False),
-                  "audit": s.get("audit"), "topic": int(sys.argv[4]), "exit": int(sys.argv[5])}))
-PY
+  verify books "$out/$1.jtl" "$out/$1.out" "$out/$1-summary.json" "$(topic_messages "$2" "$bootstrap")" "$(cat "$out/$1.rc")" \
+    >"$out/$1-books.json"
   cat "$out/$1-books.json"
 }
 
@@ -96,14 +87,7 @@ one_setup_failure() {
   echo "$(cat "$out/$name.secs") s to exit, $(cat "$out/$name.rc") exit code"
   [[ "$(cat "$out/$name.rc")" == 0 ]] || { echo "JMeter exit $(cat "$out/$name.rc")"; tail -n 5 "$out/$name.out"; return 1; }
   (($(cat "$out/$name.secs") <= 60)) || { echo "took more than 60 s"; return 1; }
-  python3 - "$out/$name.jtl" "$code" "$phrase" <<'PY' || return 1
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-print(f"{len(rows)} row(s): " + "; ".join(f"{r['threadName']} {r['responseCode']}: {r['responseMessage'][:120]}" for r in rows[:3]))
-assert len(rows) == 1, "one failed sample for the failed setup, not one per thread"
-assert rows[0]["success"] == "false" and rows[0]["responseCode"] == sys.argv[2], rows[0]
-assert sys.argv[3] in rows[0]["responseMessage"], rows[0]["responseMessage"]
-PY
+  verify one-failed-setup-row "$out/$name.jtl" "$code" "$phrase" || return 1
   local errors
   errors="$(grep -c ' ERROR ' "$out/$name.log")"
   grep ' ERROR ' "$out/$name.log" | cut -c1-220
@@ -207,15 +191,7 @@ paced_stop() {
   stop_now paced
   books paced "$topic" >/dev/null
   cat "$out/paced-books.json"
-  python3 - "$out/paced.jtl" "$stop_ms" <<'PY' || return 1
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-stop = int(sys.argv[2])
-# JMeter stamps a sample at its end: an OK sample ending 200 ms after the stop was sent after it.
-late = [r for r in rows if r["success"] == "true" and int(r["timeStamp"]) > stop + 200]
-print(f"{len(rows)} rows, {len(late)} successful sample(s) sent after the stop")
-assert not late, late
-PY
+  verify nothing-sent-after "$out/paced.jtl" "$stop_ms" || return 1
   local f="$out/paced-books.json"
   [[ "$(field "$f" 'jtl_ok == acked == topic')" == True ]] || { echo "JTL OK, acked and topic disagree"; return 1; }
   (($(echo "$(cat "$out/paced.stop-secs") < 5" | bc))) || { echo "the stop took $(cat "$out/paced.stop-secs") s"; return 1; }
