@@ -337,7 +337,7 @@ def render(args, steps, lo, hi, out_dir, seconds):
         lowest = min(steps, key=lambda s: s["rate"])
         headline = (f"no rate met the SLO ({slo}): the lowest tried, {lowest['rate']:,.0f} records/s, failed: "
                     f"{'; '.join(lowest['reasons'])}")
-    md = [f"## capacity", "", f"Plan `{args.plan}`, {args.threads} threads, {args.messages_per_sample} record(s) per "
+    md = ["## capacity", "", f"Plan `{args.plan}`, {args.threads} threads, {args.messages_per_sample} record(s) per "
           f"sample" + (f", {args.record_size} B records" if args.plan == ex.PRODUCER_PLAN else "") +
           f", bootstrap {args.bootstrap}; each step {args.step_seconds:g} s judged after {args.warmup:g} s warm-up; "
           f"search: ×{args.factor:g} up, then bisect to {args.resolution * 100:.0f} %; {seconds:.0f} s in all.", "",

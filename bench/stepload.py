@@ -9,7 +9,6 @@ core, beside the whole machine's busy %. `--p99` / `--error-rate` judge the last
 import argparse
 import csv
 import json
-import math
 import os
 import subprocess
 import sys

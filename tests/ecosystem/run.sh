@@ -50,11 +50,7 @@ uniq_topic() { echo "ecosystem-$1-$RANDOM$RANDOM"; }
 
 # jtl_counts CSV: "rows messages errors" of a JTL (SampleCount and ErrorCount columns).
 jtl_counts() {
-  python3 - "$1" <<'PY'
-import csv, sys
-r = list(csv.DictReader(open(sys.argv[1], newline="")))
-print(len(r), sum(int(x["SampleCount"]) for x in r), sum(int(x["ErrorCount"]) for x in r))
-PY
+  jtl_says counts "$1" | cut -d' ' -f1-3
 }
 
 # ------------------------------------------------------------------------------------------------ Maven
@@ -124,11 +120,7 @@ EOF
 
 # taurus_stats NAME: "samples failures" from Taurus's final stats (the overall row of its CSV dump).
 taurus_stats() {
-  python3 - "$out/$1-stats.csv" <<'PY'
-import csv, sys
-row = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["label"] == ""][0]
-print(int(row["succ"]) + int(row["fail"]), row["fail"])
-PY
+  python3 tests/ecosystem/checks.py taurus-stats "$out/$1-stats.csv"
 }
 
 # Batch samples, passing: Taurus counts JTL rows (samples), the engine and the JTL's SampleCount count messages.
@@ -183,34 +175,12 @@ live_run() { # live_run NAME PLAN -J...: the plan, its JTL/log/stdout in $out; r
 # influx_counts APP: "samples messages errors" summed in InfluxDB for the label kafka-produce, then the errors per
 # response code ("CODE=N ..."), of one run (its application tag).
 influx_counts() {
-  python3 - "$1" <<'PY'
-import json, subprocess, sys
-app = sys.argv[1]
-def q(s):
-    return json.loads(subprocess.run(["scripts/influxdb", "query", s], check=True, capture_output=True, text=True).stdout)
-def series(s):
-    return q(s)["results"][0].get("series", [])
-tot = {tuple(sorted(x["tags"].items())): x["values"][0][1:] for x in series(
-    f"SELECT sum(\"count\"), sum(\"hit\") FROM jmeter WHERE application='{app}' AND transaction='kafka-produce' GROUP BY statut")}
-all_ = tot.get((("statut", "all"),), [0, 0])
-ko = tot.get((("statut", "ko"),), [0, 0])
-errs = series(f"SELECT sum(\"count\") FROM jmeter WHERE application='{app}' AND transaction='kafka-produce' AND responseCode=~/.+/ GROUP BY responseCode")
-codes = " ".join(f"{x['tags']['responseCode']}={x['values'][0][1]}" for x in errs)
-# "samples" is JMeter's hit (one per message of a batch sample, as SampleCount), count(all) = ok + ko messages
-print(int(all_[1] or 0), int(all_[0] or 0), int(ko[0] or 0), codes)
-PY
+  python3 tests/ecosystem/checks.py influx-counts "$1"
 }
 
 # jtl_error_codes CSV: "CODE=N ..." of the failed messages in a JTL.
 jtl_error_codes() {
-  python3 - "$1" <<'PY'
-import collections, csv, sys
-c = collections.Counter()
-for r in csv.DictReader(open(sys.argv[1], newline="")):
-    if r["success"] == "false":
-        c[r["responseCode"]] += int(r["ErrorCount"])
-print(" ".join(f"{k}={v}" for k, v in sorted(c.items())))
-PY
+  jtl_says error-codes "$1"
 }
 
 # counts_agree NAME: InfluxDB's hit and count equal the JTL's messages, its ko count the JTL's errors, per code.

@@ -29,16 +29,7 @@ run_hidden() {
 one_clear_sample() {
   local name="$1"
   [[ "$(cat "$out/$name.rc")" == 0 ]] || { echo "JMeter exit $(cat "$out/$name.rc")"; tail -n 5 "$out/$name.out"; return 1; }
-  python3 - "$out/$name.jtl" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
-print(f"{len(rows)} row(s): " + "; ".join(f"{r['responseCode']}: {r['responseMessage']}" for r in rows))
-assert len(rows) == 1, "exactly one sample"
-r = rows[0]
-assert r["success"] == "false" and r["responseCode"] == "ENGINE_UNAVAILABLE", r
-assert "built for linux-x86_64" in r["responseMessage"], r["responseMessage"]
-assert "Linux x86_64 load generator" in r["responseMessage"], r["responseMessage"]
-PY
+  jtl_says one-failed-row "$out/$name.jtl" ENGINE_UNAVAILABLE "built for linux-x86_64" "Linux x86_64 load generator"
 }
 
 no_crash() {

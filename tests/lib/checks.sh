@@ -70,18 +70,10 @@ summary() {
   ((failed == 0))
 }
 
+# jtl_says QUESTION JTL ARG...: tests/lib/jtl.py's answer about a JTL (counts, error-codes, one-failed-row,
+# stopped-at-first-failure; see that file).
+jtl_says() { python3 "$root/tests/lib/jtl.py" "$@"; }
+
 # stopped_at_first_failure JTL CODE WORD...: a plan with a mistake stopped at once: one or two rows (one per thread
 # that started), each failed with CODE and a message that names every WORD.
-stopped_at_first_failure() {
-  python3 - "$@" <<'PY'
-import csv, sys
-jtl, code, words = sys.argv[1], sys.argv[2], sys.argv[3:]
-rows = list(csv.DictReader(open(jtl, newline="")))
-assert 1 <= len(rows) <= 2, f"{len(rows)} rows: the test should stop at the first failure"
-for r in rows:
-    assert r["success"] == "false" and r["responseCode"] == code, r
-    for w in words:
-        assert w in r["responseMessage"], (w, r["responseMessage"])
-print("stopped at the first failure:", rows[0]["responseMessage"])
-PY
-}
+stopped_at_first_failure() { jtl_says stopped-at-first-failure "$@"; }

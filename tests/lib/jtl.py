@@ -3,8 +3,14 @@ JSON summaries, and stop at the first mismatch with its reason.
 
 A checker imports it after putting this folder on its path:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+Run as a command, it answers the questions every suite asks of a JTL (tests/lib/checks.sh wraps them):
+    jtl.py counts JTL                          "ROWS MESSAGES ERRORS OK-ROWS" (SampleCount, ErrorCount)
+    jtl.py error-codes JTL                     "CODE=N ..." of the failed messages
+    jtl.py stopped-at-first-failure JTL CODE WORD...
+    jtl.py one-failed-row JTL CODE WORD...
 """
 import argparse
+import collections
 import csv
 import json
 import sys
@@ -68,3 +74,48 @@ def run_checks(checks, suite):
             reason = f"{reason[:800]}… ({len(reason)} characters)"
         print(f"{suite} check {name} failed: {reason}")
         sys.exit(1)
+
+
+def counts(path):
+    """Prints "ROWS MESSAGES ERRORS OK-ROWS": sample rows, messages (SampleCount, 1 when absent), failed messages
+    (ErrorCount) and successful rows."""
+    r = rows(path)
+    print(len(r), sum(int(x.get("SampleCount") or 1) for x in r), sum(int(x.get("ErrorCount") or 0) for x in r),
+          sum(x["success"] == "true" for x in r))
+
+
+def error_codes(path):
+    """Prints "CODE=N ..." of the failed messages (ErrorCount of the failed rows), by response code."""
+    c = collections.Counter()
+    for r in rows(path):
+        if r["success"] == "false":
+            c[r["responseCode"]] += int(r["ErrorCount"])
+    print(" ".join(f"{k}={v}" for k, v in sorted(c.items())))
+
+
+def stopped_at_first_failure(path, code, *words):
+    """A plan with a mistake stopped at once: one or two rows (one per thread that started), each failed with CODE
+    and a message naming every WORD."""
+    r = rows(path)
+    assert 1 <= len(r) <= 2, f"{len(r)} rows: the test should stop at the first failure"
+    for x in r:
+        assert x["success"] == "false" and x["responseCode"] == code, x
+        for w in words:
+            assert w in x["responseMessage"], (w, x["responseMessage"])
+    print("stopped at the first failure:", r[0]["responseMessage"])
+
+
+def one_failed_row(path, code, *words):
+    """Exactly one row (a failed setup gives one failed sample, not one per thread), failed with CODE and a message
+    naming every WORD."""
+    r = rows(path)
+    print(f"{len(r)} row(s): " + "; ".join(f"{x['threadName']} {x['responseCode']}: {x['responseMessage'][:160]}"
+                                          for x in r[:3]))
+    assert len(r) == 1, "exactly one failed sample"
+    assert r[0]["success"] == "false" and r[0]["responseCode"] == code, r[0]
+    for w in words:
+        assert w in r[0]["responseMessage"], (w, r[0]["responseMessage"])
+
+
+if __name__ == "__main__":
+    run_checks({f.__name__: f for f in (counts, error_codes, stopped_at_first_failure, one_failed_row)}, "JTL")

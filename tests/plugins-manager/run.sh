@@ -55,20 +55,7 @@ install_manager() {
 
 catalogue() {
   scripts/plugins-repo --out "$repo" || return 1
-  python3 - "$repo/repo.json" "$version" "$jar_name" <<'PY'
-import json, sys
-entries = json.load(open(sys.argv[1]))
-version, jar = sys.argv[2], sys.argv[3]
-assert isinstance(entries, list) and len(entries) == 1, entries
-e = entries[0]
-for key in ("id", "name", "description", "helpUrl", "vendor", "markerClass", "componentClasses", "versions"):
-    assert e.get(key), f"catalogue entry lacks {key}"
-assert e["markerClass"] == "io.kafkanative.jmeter.KafkaProducerSampler", e["markerClass"]
-assert e["markerClass"] in e["componentClasses"], e["componentClasses"]
-v = e["versions"][version]
-assert v["downloadUrl"] == jar and v["changes"], v
-print(f"{e['id']} {version}: {v['downloadUrl']}")
-PY
+  python3 tests/plugins-manager/checks.py catalogue-entry "$repo/repo.json" "$version" "$jar_name" || return 1
   cmp -s "$jar" "$repo/$jar_name" || { echo "the repository's jar differs from $jar"; return 1; }
 }
 

@@ -73,11 +73,7 @@ controller() {
 
 # rows_and_count JTL: "ROWS SUM-OF-SampleCount OK-ROWS" of a CSV JTL.
 rows_and_count() {
-  python3 - "$1" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-print(len(rows), sum(int(r.get("SampleCount") or 1) for r in rows), sum(r["success"] == "true" for r in rows))
-PY
+  jtl_says counts "$1" | cut -d' ' -f1,2,4
 }
 
 G_TOPIC="remote-g-$run_id"
@@ -134,20 +130,7 @@ local_props_stay_local() {
 # Every distributed example in the README passes the plan's settings with -G: a -J in a command with -R/-r may only
 # set what the controller itself uses (how it saves the JTL, its RMI settings).
 docs_use_g() {
-  python3 - "$root/README.md" <<'PY'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-# fenced blocks (continuation lines joined) and inline code spans
-commands = [b.replace("\\\n", " ") for b in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)]
-commands = [line for block in commands for line in block.splitlines()] + re.findall(r"`([^`\n]+)`", text)
-remote = [c for c in commands if re.search(r"(^|\s)-[Rr](\s|$)", c)]
-bad = [(c, j) for c in remote for j in re.findall(r"-J([\w.]+)", c)
-       if not j.startswith(("jmeter.save.", "server.rmi."))]
-for c, j in bad:
-    print(f"README: -J{j} in a distributed command (use -G{j}): {c.strip()}")
-print(f"{len(remote)} distributed command(s) in the README, {len(bad)} with a plan setting on -J")
-sys.exit(1 if bad or not remote else 0)
-PY
+  python3 "$root/tests/remote/checks.py" docs-use-g "$root/README.md"
 }
 
 no_crash() {

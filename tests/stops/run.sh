@@ -87,7 +87,7 @@ one_setup_failure() {
   echo "$(cat "$out/$name.secs") s to exit, $(cat "$out/$name.rc") exit code"
   [[ "$(cat "$out/$name.rc")" == 0 ]] || { echo "JMeter exit $(cat "$out/$name.rc")"; tail -n 5 "$out/$name.out"; return 1; }
   (($(cat "$out/$name.secs") <= 60)) || { echo "took more than 60 s"; return 1; }
-  verify one-failed-setup-row "$out/$name.jtl" "$code" "$phrase" || return 1
+  jtl_says one-failed-row "$out/$name.jtl" "$code" "$phrase" || return 1
   local errors
   errors="$(grep -c ' ERROR ' "$out/$name.log")"
   grep ' ERROR ' "$out/$name.log" | cut -c1-220
