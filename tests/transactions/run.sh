@@ -11,6 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 # shellcheck source=plan.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/plan.sh"
 enter_work_dir transactions
+verify() { python3 "$root/tests/transactions/checks.py" "$@"; } # verify CHECK ARG...: one of tests/transactions/checks.py
 bootstrap="${KAFKA_BOOTSTRAP:-127.0.0.1:9092}"
 plan="$out/transactional.jmx"
 transaction_plan "$plan" || { echo "FAIL writing $plan"; echo "0 passed, 1 failed"; exit 1; }
@@ -35,24 +36,7 @@ aborts() {
   committed="$(committed_count "$topic" "$bootstrap")"
   grep -E '^audit of run [0-9a-f-]+: 1000 acked, 1000 found, 0 missing, 0 duplicates, 0 unexpected .*, 1000 aborted \(in aborted transactions: seen with read_uncommitted only\)$' "$out/aborts.out" &&
     grep -E '^transactions: 50 committed \(1000 records\), 50 aborted' "$out/aborts.out" &&
-    python3 - "$out/aborts.jtl" "$out/aborts-summary.json" "$committed" <<'PY'
-import csv, json, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-committed = int(sys.argv[3] or -1)
-assert len(rows) == 100 and all(r["success"] == "true" for r in rows), [r for r in rows if r["success"] != "true"][:2]
-codes = {c: sum(1 for r in rows if r["responseCode"] == c) for c in ("OK", "ABORTED")}
-assert codes == {"OK": 50, "ABORTED": 50}, codes
-ok_messages = sum(int(r["SampleCount"]) for r in rows if r["responseCode"] == "OK")
-aborted_messages = sum(int(r["SampleCount"]) for r in rows if r["responseCode"] == "ABORTED")
-assert ok_messages == committed == 1000, (ok_messages, committed)
-t = json.load(open(sys.argv[2]))["transactions"]
-assert (t["committed"], t["aborted"], t["failed"], t["records_committed"], t["records_aborted"]) == (50, 50, 0, 1000, 1000), t
-assert 0 < t["commit_us"]["p50"] <= t["commit_us"]["p99"], t
-audit = json.load(open(sys.argv[2]))["audit"]
-assert (audit["found"], audit["aborted"], audit["complete"]) == (1000, aborted_messages, True), audit
-print(f"JTL OK messages {ok_messages} = read_committed {committed}; JTL ABORTED messages {aborted_messages} = the "
-      f"audit's aborted (read_uncommitted) {audit['aborted']}; {t}")
-PY
+    verify aborts-counted "$out/aborts.jtl" "$out/aborts-summary.json" "$committed"
 }
 
 # transaction.samples=5: every fifth sample commits; the others are OK rows in an open transaction, all committed.
@@ -63,14 +47,7 @@ multi_sample() {
   local committed
   committed="$(committed_count "$topic" "$bootstrap")"
   [[ "$committed" == 200 ]] || { echo "read_committed read $committed records, expected 200"; return 1; }
-  python3 - "$out/multi.jtl" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-assert len(rows) == 20 and all(r["responseCode"] == "OK" for r in rows), rows[:1]
-ends = [i for i, r in enumerate(rows) if r["responseMessage"].endswith("transaction committed")]
-assert ends == [4, 9, 14, 19], ends
-print("commits at samples", [i + 1 for i in ends])
-PY
+  verify commits-every "$out/multi.jtl" 5 20
 }
 
 # Two tests with the same prefix: the second one's producer fences the first's, which fails with FENCED from then on
@@ -84,18 +61,7 @@ fencing() {
   local second_rc=$?
   wait_exit "$first" 120 || { echo "the fenced test did not end within 120 s"; kill "$first"; return 1; }
   ((second_rc == 0)) && python3 tests/e2e/jtl_check.py "$out/second.jtl" --rows 20 --all-ok &&
-    python3 - "$out/first.jtl" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-fenced = [i for i, r in enumerate(rows) if r["responseCode"] == "FENCED"]
-assert fenced, {r["responseCode"] for r in rows}
-first = fenced[0]
-assert all(r["success"] == "true" for r in rows[:first]), "failures before the fencing"
-assert all(r["success"] == "false" for r in rows[first:]), "a sample succeeded after the producer was fenced"
-m = rows[first]["responseMessage"]
-assert "fenced" in m and "transactional.id.prefix" in m, m
-print(f"{first} samples OK, then {len(rows) - first} failed, the first with: {m[:160]}")
-PY
+    verify fenced-from-then-on "$out/first.jtl"
 }
 
 # A hanging transaction: Kafka's own perf tool writes 50 committed records, then a second one begins a transaction
@@ -132,25 +98,7 @@ hanging() {
     >"$out/hanging.out" 2>&1 || { tail -n 20 "$out/hanging.out"; return 1; }
   grep -E "WARN .*isolation.level=read_committed read to the last-stable offset, and an open transaction holds records behind it in 1 partition\(s\): 0 at 50 while its high watermark is [0-9]+" \
     "$out/hanging.log" || { echo "the consumer did not say what held it at offset 50"; return 1; }
-  python3 - "$out/hanging.jtl" "$out/hanging-consumer.json" <<'PY'
-import csv, json, re, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-records = json.load(open(sys.argv[2]))["records"]
-assert records == 50, f"the read_committed consumer read {records} records, expected the 50 committed ones"
-lag = [r for r in rows if r["label"] == "kafka-lag"]
-assert len(lag) >= 2, f"{len(lag)} lag samples"
-held = re.compile(r"^lag 0 \(.*\): p0=0; an open transaction holds the last-stable offset of p0 at 50 while its "
-                  r"high watermark is (\d+) \((\d+) record\(s\) held(, for (\d+) samples in a row)?\): "
-                  r"read_committed consumers cannot read past .* the lag is counted to the last-stable offset")
-seen = []
-for r in lag:
-    m = held.match(r["responseMessage"])
-    assert r["success"] == "true" and m, r["responseMessage"]
-    assert int(m[1]) > 50 and int(m[2]) == int(m[1]) - 50, r["responseMessage"]
-    seen.append(int(m[4] or 1))
-assert seen == list(range(1, len(lag) + 1)), f"held for {seen} samples in a row"
-print(f"consumer read {records}; {len(lag)} lag samples, the last: {lag[-1]['responseMessage'][:230]}")
-PY
+  verify hanging-explained "$out/hanging.jtl" "$out/hanging-consumer.json"
 }
 
 # bad_input NAME CODE WORD -J...: the test stops at once with one clear failed sample per thread.
