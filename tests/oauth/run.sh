@@ -6,6 +6,8 @@
 # with no failed sample; each bad input fails one sample with a clear message within seconds; no secret appears
 # in any output. Needs a built jar (scripts/build). Starts Keycloak and the broker unless they run, and stops
 # what it started. OAUTH_LONG_SECONDS (default 110) is the long run's length: 2 refreshes need more than 96 s.
+# The token endpoint's outage and the refused certificates run beside the long run, which mostly waits: they add
+# no time of their own.
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
@@ -101,6 +103,72 @@ assert o["refreshes"] >= want and o["refresh_failures"] == 0, o
 # one token per round for both producers: the first and each refresh (a retry may add one)
 assert o["tokens_fetched"] <= o["refreshes"] + 2, o
 print("long run:", o)
+PY
+}
+
+# The token endpoint goes down mid-test: the plan reaches Keycloak through tests/oauth/forward.py, which is stopped
+# 3 s after the first token was fetched and started again 25 s later. With 15-s tokens (client jmeter-short)
+# librdkafka asks for a new one at 12 s, which fails, and again every 10 s. Samples succeed while the token lives,
+# fail with TOKEN_ERROR naming the endpoint and the cause once it has expired, and succeed again after the next
+# refresh; the summary counts the failed refreshes. Writes $out/outage.times: first fetch, stop, restart (epoch ms).
+outage_run() {
+  local port=$((BASE + 7)) fpid jm
+  [[ "$KAFKA_OAUTH_TOKEN_URL" =~ ^http://([^/:]+):([0-9]+)(/.*)$ ]] ||
+    { echo "not an http://host:port/ token URL: $KAFKA_OAUTH_TOKEN_URL"; return 1; }
+  local host="${BASH_REMATCH[1]}" kport="${BASH_REMATCH[2]}" url="http://127.0.0.1:$port${BASH_REMATCH[3]}"
+  echo "$url" >"$out/outage.url"
+  local oidc=("${OIDC[@]/#sasl.oauthbearer.token.endpoint.url=*/sasl.oauthbearer.token.endpoint.url=$url}")
+  q outage "${oidc[@]/#sasl.oauthbearer.client.id=*/sasl.oauthbearer.client.id=jmeter-short}" \
+    sasl.oauthbearer.client.secret=jmeter-short-secret
+  python3 tests/oauth/forward.py 127.0.0.1 "$port" "$host" "$kport" >>"$out/forward.log" 2>&1 &
+  fpid=$!
+  plan outage "$KAFKA_OAUTH_BOOTSTRAP" -Jkafka.topic="oauth-outage-$RANDOM" -Jthreads=1 -Jloops=220 \
+    -Jtarget.rate=4 -Jtimeout.ms=2000 -Jtopic.partitions=1 &
+  jm=$!
+  wait_for "$out/forward.log" " connection" 60 || { kill "$fpid" "$jm"; echo "no token request came"; return 1; }
+  local first stopped
+  first="$(awk '/ connection$/ { print $1; exit }' "$out/forward.log")"
+  sleep 3
+  kill "$fpid" && wait "$fpid" 2>/dev/null
+  stopped="$(date +%s%3N)"
+  sleep 25
+  python3 tests/oauth/forward.py 127.0.0.1 "$port" "$host" "$kport" >>"$out/forward.log" 2>&1 &
+  fpid=$!
+  echo "$first $stopped $(date +%s%3N)" >"$out/outage.times"
+  wait "$jm"
+  kill "$fpid"
+}
+
+outage_check() {
+  wait "${bg_pid[outage_run]}"
+  cat "$out/outage_run.bg"
+  [[ -s "$out/outage.times" ]] || return 1
+  # shellcheck disable=SC2046 # three numbers
+  python3 - "$out/outage.jtl" "$out/outage-summary.json" "$(cat "$out/outage.url")" $(cat "$out/outage.times") <<'PY'
+import csv, json, sys
+jtl, summary, url = sys.argv[1:4]
+first, stopped, restarted = map(int, sys.argv[4:7])
+rows = list(csv.DictReader(open(jtl, newline="")))
+start = lambda r: int(r["timeStamp"])
+end = lambda r: int(r["timeStamp"]) + int(r["elapsed"])
+# while the token lives (15 s from its fetch, its exp claim a second earlier at worst; librdkafka's refresh at
+# 12 s fails): every sample succeeds
+alive = [r for r in rows if stopped <= start(r) and end(r) < first + 13000]
+assert len(alive) >= 20 and all(r["success"] == "true" for r in alive), [r["responseMessage"] for r in alive if r["success"] != "true"][:3]
+failed = [r for r in rows if r["success"] != "true"]
+assert failed, "no sample failed while the token endpoint was down and the token had expired"
+for r in failed:
+    m = r["responseMessage"]
+    assert r["responseCode"] == "TOKEN_ERROR" and "the OAuth token expired" in m and url in m and "connection refused" in m.lower(), (r["responseCode"], m)
+# librdkafka retries every 10 s, and reconnects within its backoff (at most 10 s after a failure; 7 s seen):
+# within 16 s of the restart a new token is in use, and samples succeed again
+assert all(first + 13000 <= end(r) and start(r) <= restarted + 16000 for r in failed), "a sample failed outside the outage"
+after = [r for r in rows if start(r) > restarted + 16000]
+assert len(after) >= 20 and all(r["success"] == "true" for r in after), (len(after), [r["responseMessage"] for r in after if r["success"] != "true"][:3])
+o = json.load(open(summary))["oauth"]
+assert o["refresh_failures"] >= 1 and o["refreshes"] >= 1, o
+print(f"{len(alive)} samples ok with the endpoint down and the token alive, {len(failed)} failed after its expiry, e.g.: {failed[0]['responseMessage']}")
+print(f"{len(after)} ok after the restart; summary: {o}")
 PY
 }
 
@@ -205,25 +273,96 @@ mtls_bad() {
   fails_fast mtls-ca 5 CONFIG_ERROR "ssl.ca.location" "is not a PEM file"
 }
 
+# The certificates the broker or the client refuse, made here with openssl: the broker's certificate checked
+# against another CA (unknown CA) and under an address it does not name (127.0.0.2, through tests/oauth/forward.py;
+# hostname verification is on by default), a client certificate of another CA (the broker refuses it), and client
+# certificates of the right CA that expired or are not valid yet. Each fails the first sample with what to change.
+mtls_refused_run() {
+  local d="$out/certs" ca_key fpid
+  ca_key="$(dirname "$KAFKA_CA_PEM")/ca.key"
+  mkdir -p "$d"
+  {
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=another CA" -keyout "$d/other-ca.key" \
+      -out "$d/other-ca.pem" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign &&
+      openssl req -new -key "$KAFKA_CLIENT_KEY" -subj /CN=jmeter-load -out "$d/client.csr" &&
+      openssl x509 -req -in "$d/client.csr" -CA "$d/other-ca.pem" -CAkey "$d/other-ca.key" -set_serial 7 -days 2 \
+        -out "$d/untrusted.pem" &&
+      : >"$d/index.txt" && echo 01 >"$d/serial" &&
+      printf '%s\n' "[ca]" "default_ca = local" "[local]" "database = $d/index.txt" "new_certs_dir = $d" \
+        "serial = $d/serial" "default_md = sha256" "policy = any" "unique_subject = no" "x509_extensions = client" \
+        "[any]" "commonName = supplied" "[client]" "basicConstraints = CA:FALSE" "extendedKeyUsage = clientAuth" \
+        >"$d/ca.cnf" &&
+      # openssl ca, not x509 -req: only it sets both dates, and OpenSSL 3.0's x509 has no -not_before
+      openssl ca -batch -config "$d/ca.cnf" -cert "$KAFKA_CA_PEM" -keyfile "$ca_key" -notext -in "$d/client.csr" \
+        -startdate 20200101000000Z -enddate 20200102000000Z -out "$d/expired.pem" &&
+      openssl ca -batch -config "$d/ca.cnf" -cert "$KAFKA_CA_PEM" -keyfile "$ca_key" -notext -in "$d/client.csr" \
+        -startdate 20990101000000Z -enddate 21000101000000Z -out "$d/future.pem"
+  } >"$d/openssl.log" 2>&1 || { tail -n 5 "$d/openssl.log"; return 1; }
+  local good=(security.protocol=SSL "ssl.ca.location=$KAFKA_CA_PEM" "ssl.key.location=$KAFKA_CLIENT_KEY")
+  q tls-unknown-ca "${good[@]/#ssl.ca.location=*/ssl.ca.location=$d/other-ca.pem}" "ssl.certificate.location=$KAFKA_CLIENT_CERT"
+  bad_run tls-unknown-ca "$KAFKA_MTLS_BOOTSTRAP"
+  q tls-untrusted "${good[@]}" "ssl.certificate.location=$d/untrusted.pem"
+  bad_run tls-untrusted "$KAFKA_MTLS_BOOTSTRAP"
+  q tls-expired "${good[@]}" "ssl.certificate.location=$d/expired.pem"
+  bad_run tls-expired "$KAFKA_MTLS_BOOTSTRAP"
+  q tls-future "${good[@]}" "ssl.certificate.location=$d/future.pem"
+  bad_run tls-future "$KAFKA_MTLS_BOOTSTRAP"
+  python3 tests/oauth/forward.py 127.0.0.2 "$((BASE + 8))" "${KAFKA_MTLS_BOOTSTRAP%:*}" "${KAFKA_MTLS_BOOTSTRAP##*:}" \
+    >"$out/forward-tls.log" 2>&1 &
+  fpid=$!
+  q tls-hostname "${good[@]}" "ssl.certificate.location=$KAFKA_CLIENT_CERT"
+  bad_run tls-hostname "127.0.0.2:$((BASE + 8))"
+  kill "$fpid"
+}
+
+mtls_refused_check() {
+  wait "${bg_pid[mtls_refused_run]}"
+  cat "$out/mtls_refused_run.bg"
+  local d="$out/certs"
+  fails_fast tls-unknown-ca 12 SSL "the broker's certificate (subject CN=localhost" \
+    "is signed by a CA that ssl.ca.location ('$d/other-ca.pem') does not hold (unknown CA" || return 1
+  fails_fast tls-untrusted 12 SSL "the broker refused the client certificate (ssl.certificate.location '$d/untrusted.pem' (subject CN=jmeter-load, issued by CN=another CA)" \
+    "use a certificate signed by a CA in the broker's trust store" || return 1
+  fails_fast tls-expired 5 CONFIG_ERROR "ssl.certificate.location: the client certificate '$d/expired.pem'" \
+    "expired on Jan  2 00:00:00 2020 GMT" "use a renewed certificate" || return 1
+  fails_fast tls-future 5 CONFIG_ERROR "ssl.certificate.location: the client certificate '$d/future.pem'" \
+    "is not valid before Jan  1 00:00:00 2099 GMT" || return 1
+  fails_fast tls-hostname 12 SSL "the broker's certificate does not name 127.0.0.2" \
+    "hostname mismatch: it names DNS:localhost, IP:127.0.0.1" "ssl.endpoint.identification.algorithm=none"
+}
+
 # No secret, key password or token in any output of the suite (the -q files hold them, and are not outputs).
 secret_scan() {
   local files
   mapfile -t files < <(find "$out" -type f \( -name '*.jtl' -o -name '*.log' -o -name '*.out' -o -name '*.json' \))
   ((${#files[@]} > 10)) || { echo "only ${#files[@]} output files"; return 1; }
   # a token is a JWT: base64url of '{"alg"' begins eyJhbGciOi
-  if grep -lE -e "$KAFKA_OAUTH_CLIENT_SECRET|wrong-audience-secret|not-the-secret-$$|$KAFKA_CLIENT_KEY_PASSWORD|wrong-key-pass-$$|$KAFKA_SECURE_PASSWORD|eyJhbGciOi" "${files[@]}"; then
+  if grep -lE -e "$KAFKA_OAUTH_CLIENT_SECRET|wrong-audience-secret|jmeter-short-secret|not-the-secret-$$|$KAFKA_CLIENT_KEY_PASSWORD|wrong-key-pass-$$|$KAFKA_SECURE_PASSWORD|eyJhbGciOi" "${files[@]}"; then
     echo "a secret or a token appears in the files above"
     return 1
   fi
   echo "no secret in ${#files[@]} output files"
 }
 
-# OAUTH_CHECKS="wrong_secret mtls_bad ..." runs only those (while working on one).
+# background NAME_run: runs it beside what follows, its output in $out/NAME_run.bg, its pid in bg_pid[NAME_run].
+declare -A bg_pid
+background() {
+  "$1" >"$out/$1.bg" 2>&1 &
+  bg_pid[$1]=$!
+}
+
+# OAUTH_CHECKS="wrong_secret mtls_bad ..." runs only those (while working on one; outage_check and
+# mtls_refused_check start their runs themselves then).
 if [[ -n "${OAUTH_CHECKS:-}" ]]; then
-  for c in $OAUTH_CHECKS; do check "$c" "$c"; done
+  for c in $OAUTH_CHECKS; do
+    [[ "$c" == *_check ]] && background "${c%_check}_run"
+    check "$c" "$c"
+  done
   summary
   exit
 fi
+background outage_run
+background mtls_refused_run
 check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers" long_run
 check "OIDC over SASL_SSL; time to the first acknowledged sample, OIDC against SCRAM" first_ack
 check "producers, consumers, lag monitor and audit in one plan, all on tokens" end_to_end
@@ -237,5 +376,7 @@ check "OAUTHBEARER with no token URL: CONFIG_ERROR" no_token_url
 check "token of another audience: the broker refuses it, the sample says why" wrong_audience
 check "mTLS: client certificate with an encrypted key sends" mtls_good
 check "mTLS: key not matching the certificate, wrong key password, CA not PEM: each a clear setup error" mtls_bad
+check "token endpoint down mid-test: samples ok while the token lives, TOKEN_ERROR naming the endpoint once it expired, ok again when it is back" outage_check
+check "mTLS: unknown CA, client certificate the broker refuses, expired and not yet valid client certificate, hostname mismatch: each says what to change" mtls_refused_check
 check "no secret or token in any JTL, log, stdout or summary" secret_scan
 summary

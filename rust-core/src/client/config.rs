@@ -102,6 +102,10 @@ where
     T: FromClientConfigAndContext<C> + NativeClient,
 {
     let (props, oidc) = super::oauth::split(props)?;
+    if let Some(files) = super::tls::Files::of(&props) {
+        files.check_dates()?;
+        context.client_ctx().set_tls(files);
+    }
     let first = match oidc {
         Some(oidc) => {
             let source = super::oauth::source(&oidc);

@@ -48,6 +48,8 @@ pub struct ClientCtx {
     logged: Mutex<HashMap<String, Instant>>,
     /// OAUTHBEARER with OIDC: where librdkafka's token refreshes get their tokens.
     oauth: OnceLock<Arc<super::oauth::Source>>,
+    /// A TLS client's files, to explain its TLS failures.
+    tls: OnceLock<super::tls::Files>,
 }
 
 /// A client-level error logged at ERROR is logged again only at DEBUG for this long: librdkafka raises
@@ -69,6 +71,25 @@ impl ClientCtx {
     /// Tokens for this client come from `source` (set once, before the client exists).
     pub fn set_oauth(&self, source: Arc<super::oauth::Source>) {
         let _ = self.oauth.set(source);
+    }
+
+    /// The client's TLS files (set once, before the client exists).
+    pub fn set_tls(&self, files: super::tls::Files) {
+        let _ = self.tls.set(files);
+    }
+
+    /// `err` explained in TLS terms when it is a TLS failure of a TLS client ([`super::tls::Files::explain`]).
+    pub fn explain_tls(&self, err: EngineError) -> EngineError {
+        match self.tls.get() {
+            Some(files) => files.explain(err),
+            None => err,
+        }
+    }
+
+    /// With OIDC: why a message sent at `sent` was not delivered while the token endpoint was down and the token
+    /// had expired.
+    pub fn oauth_outage(&self, sent: Instant) -> Option<EngineError> {
+        self.oauth.get()?.outage(sent)
     }
 
     /// librdkafka's token refresh: a token from the client's source.

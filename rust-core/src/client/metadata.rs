@@ -25,7 +25,8 @@ pub struct Fetch<'a> {
 }
 
 impl Fetch<'_> {
-    fn no_broker(&self, mut cause: EngineError) -> EngineError {
+    fn no_broker(&self, ctx: &super::context::ClientCtx, cause: EngineError) -> EngineError {
+        let mut cause = ctx.explain_tls(cause);
         cause.message = format!(
             "no broker at {} answered within {} ms ({}){}",
             self.servers,
@@ -41,8 +42,9 @@ impl Fetch<'_> {
 pub fn all_topics<C: ClientContext + HasClientCtx>(client: &Client<C>, fetch: Fetch) -> Result<Metadata, EngineError> {
     client.fetch_metadata(None, fetch.timeout).map_err(|e| {
         // The client's own latest error explains the failure best.
-        let err = client.context().client_ctx().last_error().unwrap_or_else(|| EngineError::from_kafka(&e));
-        fetch.no_broker(err)
+        let ctx = client.context().client_ctx();
+        let err = ctx.last_error().unwrap_or_else(|| EngineError::from_kafka(&e));
+        fetch.no_broker(ctx, err)
     })
 }
 
@@ -108,20 +110,20 @@ impl<C: ConsumerContext + HasClientCtx> MetadataClient for BaseConsumer<C> {
                     if let Some(line) = ctx.last_log_error() {
                         cause.message = line;
                     }
-                    return fetch.no_broker(cause);
+                    return fetch.no_broker(ctx, cause);
                 }
                 Some(_) => {}
             }
         }
         if let Some(cause) = ctx.last_error() {
-            return fetch.no_broker(cause);
+            return fetch.no_broker(ctx, cause);
         }
         // The error events may still sit in the main queue (served only at close): librdkafka's log line has the
         // cause already.
         if let Some(line) = ctx.last_log_error() {
             let code =
                 if line.contains("SASL authentication") { Code::Authentication.into() } else { err.code.clone() };
-            return fetch.no_broker(EngineError::named(code, line));
+            return fetch.no_broker(ctx, EngineError::named(code, line));
         }
         err
     }

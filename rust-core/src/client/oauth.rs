@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::CString;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -38,6 +38,9 @@ pub const KEYS: &[&str] = &[
 
 /// A token answer is a JWT of a few KB and some fields: anything past this is not a token answer.
 const MAX_ANSWER: u64 = 256 * 1024;
+/// librdkafka's longest wait before it reconnects to a broker (reconnect.backoff.max.ms's default): a message sent
+/// that long after the end of a token outage may still fail for it.
+const RECONNECT: Duration = Duration::from_secs(10);
 /// A token request that takes longer fails: a sample must say within seconds that the provider does not answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -200,6 +203,26 @@ pub struct Source {
     latest: Mutex<Option<Token>>,
     /// A token was fetched once: every later fetch is a refresh.
     had_one: std::sync::atomic::AtomicBool,
+    /// The latest token's expiry (ms since the epoch), apart from `latest`: a fetch holds that lock for up to
+    /// [`TIMEOUT`], and a delivery report asking whether the token expired must not wait for it.
+    expires_ms: AtomicI64,
+    /// The latest run of failed refreshes; kept after it ended, for the messages sent during it.
+    outage: Mutex<Option<Outage>>,
+}
+
+/// Refreshes that failed in a row.
+struct Outage {
+    failed: u64,
+    /// The latest failure's error.
+    cause: EngineError,
+    /// When the token in use then expires (ms since the epoch).
+    expires_ms: i64,
+    /// When a new token ended it.
+    over: Option<Instant>,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// The source of these settings, shared by every client that uses them.
@@ -220,6 +243,8 @@ pub fn source(oidc: &Oidc) -> Arc<Source> {
                 agent: ureq::Agent::new_with_config(config),
                 latest: Mutex::new(None),
                 had_one: Default::default(),
+                expires_ms: AtomicI64::new(i64::MAX),
+                outage: Mutex::new(None),
             })
         })
         .clone()
@@ -247,17 +272,61 @@ impl Source {
                     );
                 }
                 self.had_one.store(true, Ordering::Relaxed);
+                self.expires_ms.store(token.expires_ms, Ordering::Relaxed);
+                if let Some(o) =
+                    self.outage.lock().unwrap_or_else(|p| p.into_inner()).as_mut().filter(|o| o.over.is_none())
+                {
+                    o.over = Some(Instant::now());
+                    log::warn!(
+                        "oauth: the token endpoint {} answers again: a new token after {} failed refreshes",
+                        shown_url(&self.oidc.url),
+                        o.failed
+                    );
+                }
                 *latest = Some(token.clone());
                 Ok(token)
             }
             Err(e) => {
                 if refresh {
                     REFRESH_FAILURES.fetch_add(1, Ordering::Relaxed);
+                    let mut outage = self.outage.lock().unwrap_or_else(|p| p.into_inner());
+                    match outage.as_mut().filter(|o| o.over.is_none()) {
+                        Some(o) => {
+                            o.failed += 1;
+                            o.cause = e.clone();
+                        }
+                        None => {
+                            let expires_ms = self.expires_ms.load(Ordering::Relaxed);
+                            *outage = Some(Outage { failed: 1, cause: e.clone(), expires_ms, over: None });
+                        }
+                    }
                 }
                 log::warn!("oauth: {e}");
                 Err(e)
             }
         }
+    }
+
+    /// Why a message sent at `sent` could not be delivered while the token endpoint was down: the token in use
+    /// had expired and the refreshes since failed. Also for a message sent shortly after a new token came: the
+    /// client is still reconnecting to the broker then ([`RECONNECT`]). None while the token lives and otherwise.
+    /// Such a message says so, with the endpoint and the cause, instead of librdkafka's bare timeout.
+    pub fn outage(&self, sent: Instant) -> Option<EngineError> {
+        let outage = self.outage.lock().unwrap_or_else(|p| p.into_inner());
+        let o = outage.as_ref().filter(|o| o.over.is_none_or(|over| sent < over + RECONNECT))?;
+        let expired_for = now_ms() - o.expires_ms;
+        if expired_for < 0 {
+            return None;
+        }
+        let what = match o.over {
+            None => format!("the OAuth token expired {} s ago and {} refresh(es) since failed", expired_for / 1000, o.failed),
+            Some(over) => format!(
+                "the OAuth token expired and {} refresh(es) failed before a new token came {} s ago (the client reconnects to the broker with it)",
+                o.failed,
+                over.elapsed().as_secs()
+            ),
+        };
+        Some(token_error(format!("{what}: {}", o.cause.message)))
     }
 
     /// One client-credentials request (RFC 6749 4.4): the client authenticates with HTTP Basic, as librdkafka's
@@ -332,18 +401,19 @@ impl Source {
             )));
         };
         let claims = jwt_claims(value);
-        let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
-        let expires_ms = json
-            .get("expires_in")
+        let now = now_ms();
+        // The JWT's exp first: the broker checks that one, and expires_in, counted from the answer's arrival, ends up
+        // to a second later (exp is in whole seconds).
+        let expires_ms = claims
+            .as_ref()
+            .and_then(|c| c.get("exp"))
             .and_then(|v| v.as_f64())
-            .map(|s| now_ms + (s * 1000.0) as i64)
-            .or_else(|| {
-                claims.as_ref().and_then(|c| c.get("exp")).and_then(|v| v.as_f64()).map(|s| (s * 1000.0) as i64)
-            })
+            .map(|s| (s * 1000.0) as i64)
+            .or_else(|| json.get("expires_in").and_then(|v| v.as_f64()).map(|s| now + (s * 1000.0) as i64))
             .ok_or_else(|| {
                 token_error(format!("the token endpoint {url} gave a token with neither expires_in nor an exp claim"))
             })?;
-        if expires_ms <= now_ms {
+        if expires_ms <= now {
             return Err(token_error(format!("the token endpoint {url} gave a token that has already expired")));
         }
         let principal = claims
@@ -358,7 +428,7 @@ impl Source {
             principal,
             expires_ms,
             fetched: Instant::now(),
-            life: Duration::from_millis((expires_ms - now_ms) as u64),
+            life: Duration::from_millis((expires_ms - now) as u64),
         })
     }
 }
@@ -512,6 +582,33 @@ mod tests {
         assert!(e.message.starts_with("cannot reach the token endpoint http://127.0.0.1:1/token:"), "{}", e.message);
         assert!(!e.message.contains("s3cret"));
         assert!(started.elapsed() < TIMEOUT + Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_failed_refresh_explains_messages_once_the_token_expired() {
+        let mut p = props(GOOD);
+        p.insert("sasl.oauthbearer.client.id".into(), "outage".into());
+        let source = source(&split(&p).unwrap().1.unwrap());
+        // as after a first token that expires in 5 s, then a refresh while the endpoint is down
+        source.had_one.store(true, Ordering::Relaxed);
+        source.expires_ms.store(now_ms() + 5_000, Ordering::Relaxed);
+        let failures = REFRESH_FAILURES.load(Ordering::Relaxed);
+        assert!(source.token().is_err());
+        assert!(REFRESH_FAILURES.load(Ordering::Relaxed) > failures);
+        assert!(source.outage(Instant::now()).is_none(), "the token still lives");
+        source.outage.lock().unwrap().as_mut().unwrap().expires_ms = now_ms() - 5_000;
+        let e = source.outage(Instant::now()).unwrap();
+        assert_eq!(e.code, Code::TokenError);
+        assert!(
+            e.message.starts_with("the OAuth token expired 5 s ago and 1 refresh(es) since failed: cannot reach the token endpoint http://127.0.0.1:1/token"),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains("s3cret"));
+        // a new token ends the outage: messages sent after the reconnect window are no longer explained by it
+        source.outage.lock().unwrap().as_mut().unwrap().over = Some(Instant::now());
+        assert!(source.outage(Instant::now()).unwrap().message.contains("before a new token came 0 s ago"));
+        assert!(source.outage(Instant::now() + RECONNECT).is_none());
     }
 
     /// A token endpoint on a loopback port that gives every request this one answer (a unit test of the answer's

@@ -298,6 +298,7 @@ impl ProducerHandle {
                     let mut s = self.slot.lock();
                     s.in_flight -= 1;
                     let mut err = slot::explain_size(EngineError::from_kafka(&e), bytes, false);
+                    err = producer.explain_unsent(err, now);
                     if err.code == Code::QueueFull {
                         err.message = slot::explain_queue_full(&self.settings.client, bytes, self.settings.max_block);
                     }
@@ -340,10 +341,14 @@ impl ProducerHandle {
                 s.interrupted = false;
                 EngineError::new(Code::Interrupted, "the test was stopped while waiting for the broker")
             } else {
-                EngineError::new(
+                let timeout = EngineError::new(
                     Code::MsgTimedOut,
                     format!("no acknowledgement within {} ms (timeout.ms)", self.settings.timeout.as_millis()),
-                )
+                );
+                match &self.producer {
+                    Some(producer) => producer.explain_unsent(timeout, start),
+                    None => timeout,
+                }
             };
             s.first_error.get_or_insert(err);
             s.outstanding = 0;

@@ -150,6 +150,11 @@ impl KafkaProducer {
         }
     }
 
+    /// A message that failed while the OAuth token endpoint is down says so ([`ProducerCtx::outage`]).
+    pub(super) fn explain_unsent(&self, e: EngineError, sent: Instant) -> EngineError {
+        self.client().context().outage(e, sent)
+    }
+
     fn client(&self) -> &Client<ProducerCtx> {
         match &self.inner {
             Inner::Threaded(p) => p.client(),

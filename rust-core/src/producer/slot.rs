@@ -25,6 +25,22 @@ impl ProducerCtx {
     pub(crate) fn new(knobs: crate::run::breakdown::Knobs) -> ProducerCtx {
         ProducerCtx { client: ClientCtx::with_breakdown(knobs) }
     }
+
+    /// A message that failed because the OAuth token expired and the token endpoint is down says so (the
+    /// endpoint and the cause) instead of librdkafka's bare timeout or transport error.
+    pub(super) fn outage(&self, e: EngineError, sent: Instant) -> EngineError {
+        let unsent = ["MSG_TIMED_OUT", "TRANSPORT", "AUTHENTICATION", "SASL_AUTHENTICATION_FAILED"];
+        if !unsent.contains(&e.code.as_str()) {
+            return e;
+        }
+        match self.client.oauth_outage(sent) {
+            Some(mut outage) => {
+                outage.message = format!("not delivered ({}): {}", e.code, outage.message);
+                outage
+            }
+            None => e,
+        }
+    }
 }
 
 impl HasClientCtx for ProducerCtx {
@@ -42,7 +58,9 @@ impl ProducerContext for ProducerCtx {
         guarded("delivery", || {
             let verdict = match result {
                 Ok(m) => Ok((m.partition(), m.offset())),
-                Err((e, _)) => Err(explain_size(EngineError::from_kafka(e), ticket.bytes, true)),
+                Err((e, _)) => {
+                    Err(self.outage(explain_size(EngineError::from_kafka(e), ticket.bytes, true), ticket.sent_at))
+                }
             };
             ticket.slot.complete(verdict, &ticket);
         });
