@@ -159,6 +159,7 @@ def run_step(args, rate, index, tag, runs_dir):
         "kafka.bootstrap": args.bootstrap, "kafka.topic": args.topic, args.rate_property: f"{per_thread:.6g}",
         "sampleresult.timestamp.start": "true", "jmeter.save.saveservice.sample_count": "true",
         "jmeter.save.saveservice.output_format": "csv", "kafka.summary.file": summary_file,
+        "kafka.consumer.summary.file": os.path.join(runs_dir, f"{name}-consumer-summary.json"),
         "jmeterengine.nongui.port": port, "jmeterengine.nongui.maxport": port,
     }
     if args.threads_property:
