@@ -15,6 +15,7 @@ waited for its slot) gets its service time; the resolution is JMeter's milliseco
 """
 import argparse
 import csv
+import html
 import json
 import math
 import os
@@ -31,6 +32,19 @@ import experiment as ex
 MIN_JUDGED_SECONDS = 2.0
 # A step that reached less than this share of its target rate (in the judged window) did not sustain it.
 RATE_SHARE = 0.9
+# With --lag-not-growing: the shipped plan with producers, consumers and a lag monitor.
+LAG_PLAN = "jmeter-plans/end-to-end.jmx"
+# The lag monitor samples this many times per judged window (at least every LAG_MIN_INTERVAL_MS), and judges the lag
+# growing, as its LAG_GROWING verdict does, when it grew in each of LAG_WINDOWS samples in a row by more than
+# LAG_TOLERANCE_SHARE of what the producers write between two samples: the noise of consumers polling in batches
+# stays below that, a group reading a tenth slower than the producers write does not.
+LAG_SAMPLES_PER_STEP = 8
+LAG_MIN_INTERVAL_MS = 500
+LAG_WINDOWS = 3
+LAG_TOLERANCE_SHARE = 0.1
+# A JMeter run is ended by Shutdown after a step; the plan's own duration only needs to outlast it.
+LAG_PLAN_SLACK_SECONDS = 120
+LAG_READING = re.compile(r"lag (-?\d+) \(growth ")
 
 
 def positive(kind):
@@ -44,6 +58,18 @@ def positive(kind):
             raise argparse.ArgumentTypeError(f"{kind} must be greater than 0 (got {text}): no sample is that fast")
         return v
     return parse
+
+
+def consumer_threads(text):
+    """An argparse type for --lag-not-growing: a whole number of consumer threads, 1 or more."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--lag-not-growing takes the consumer group's thread count, a whole "
+                                         f"number, not '{text}'")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--lag-not-growing must be at least 1 consumer thread (got {text})")
+    return v
 
 
 def percent(text):
@@ -90,6 +116,29 @@ def rate_property_used(plan_text, name):
     return False
 
 
+def element_names(plan_text, element):
+    """The names (JTL labels) of the plan's elements of one of our classes, e.g. KafkaConsumer."""
+    return {html.unescape(m.group(1)) for m in re.finditer(
+        r"<io\.kafkanative\.jmeter\." + element + r'\b[^>]*\btestname="([^"]*)"', plan_text)}
+
+
+def thread_group_holding(plan_text, element):
+    """The text of the first thread group that holds one of our elements, e.g. KafkaConsumer (None if none does)."""
+    for group in re.split(r"(?=<ThreadGroup\b)", plan_text)[1:]:
+        if f"<io.kafkanative.jmeter.{element} " in group:
+            return group
+    return None
+
+
+def lag_interval_ms(args):
+    return max(LAG_MIN_INTERVAL_MS, round(args.step_seconds * 1000 / LAG_SAMPLES_PER_STEP))
+
+
+def lag_tolerance(args, rate):
+    """Records the lag may grow by between two lag samples without counting as growth (see LAG_TOLERANCE_SHARE)."""
+    return max(1, round(LAG_TOLERANCE_SHARE * rate * lag_interval_ms(args) / 1000))
+
+
 def free_udp_port():
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -110,10 +159,27 @@ def run_step(args, rate, index, tag, runs_dir):
         "kafka.bootstrap": args.bootstrap, "kafka.topic": args.topic, args.rate_property: f"{per_thread:.6g}",
         "sampleresult.timestamp.start": "true", "jmeter.save.saveservice.sample_count": "true",
         "jmeter.save.saveservice.output_format": "csv", "kafka.summary.file": summary_file,
+        "kafka.consumer.summary.file": os.path.join(runs_dir, f"{name}-consumer-summary.json"),
         "jmeterengine.nongui.port": port, "jmeterengine.nongui.maxport": port,
     }
     if args.threads_property:
         props[args.threads_property] = args.threads
+    if args.lag_consumers:
+        # A topic and a group of the step's own: the step's lag starts at 0, not at the previous step's backlog. The
+        # lag monitor starts sampling when the warm-up ends, and judges the step's rate with its own verdict.
+        props.update({"kafka.topic": f"{args.topic}-{index:02d}", "kafka.group": name,
+                      "lag.delay": math.ceil(args.warmup), "lag.interval.ms": lag_interval_ms(args),
+                      "lag.windows": LAG_WINDOWS, "lag.tolerance": lag_tolerance(args, rate)})
+        if args.consumers_property:
+            props[args.consumers_property] = args.lag_consumers
+    if args.plan == LAG_PLAN:
+        # The plan's own pacing timer is set out of the way (the rate is target.rate's), and its checks off: a step
+        # is judged on latency, errors and lag, not on the audit.
+        props.update({"record.size": args.record_size, "messages.per.sample": mps, "topic.partitions": args.partitions,
+                      "duration": math.ceil(args.warmup + args.step_seconds) + LAG_PLAN_SLACK_SECONDS, "drain": 0,
+                      "producer.samples.per.minute": 10 ** 9, "audit": "false", "check.sequence": "false"})
+        if args.extra_properties:
+            props["extra.properties"] = args.extra_properties
     if args.plan == ex.PRODUCER_PLAN:
         # Loops enough for twice the step, so a late schedule never runs out first; the step ends by Shutdown.
         props.update({"record.size": args.record_size, "messages.per.sample": mps, "rampup": 0,
@@ -157,18 +223,44 @@ def run_step(args, rate, index, tag, runs_dir):
     row = {"step": index, "rate": rate, "per_thread_rate": per_thread, "threads": args.threads,
            "messages_per_sample": mps, "exit": proc.returncode, "seconds": round(took, 1), "jtl": jtl,
            "props": {k: v for k, v in props.items() if "password" not in k.lower()}}
-    row.update(judge_jtl(jtl, per_thread, args.warmup))
+    try:
+        with open(jtl, newline="") as f:
+            samples = list(csv.DictReader(f))
+    except OSError:
+        samples = []
+    # The consumers' and the lag monitor's samples are not the producers': they are judged apart.
+    producers = [r for r in samples if r.get("label") not in args.consumer_labels | args.lag_labels]
+    row.update(judge_jtl(producers, per_thread, args.warmup))
+    if args.lag_consumers:
+        row.update(judge_lag([r for r in samples if r.get("label") in args.lag_labels], producers, args.warmup))
     row.update(engine_figures(summary))
     return row
 
 
-def judge_jtl(jtl, per_thread_rate, warmup):
-    """Per-sample figures of the judged window (after the warm-up) from a CSV JTL."""
-    try:
-        with open(jtl, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError:
-        rows = []
+def judge_lag(lag_rows, producer_rows, warmup):
+    """The lag monitor's readings after the warm-up: the lag at the first and last, and whether any found it growing."""
+    if not producer_rows:
+        return {"lag_readings": 0}
+    judged_from = min(int(r["timeStamp"]) for r in producer_rows) + warmup * 1000
+    readings, first_error = [], None
+    for r in sorted(lag_rows, key=lambda r: int(r["timeStamp"])):
+        if int(r["timeStamp"]) < judged_from:
+            continue
+        message = r.get("responseMessage") or ""
+        m = LAG_READING.search(message)
+        # A partition without a commit is counted from its first offset: the group is still starting, not behind.
+        if m is None or "(no commit)" in message:
+            first_error = first_error or f"{r.get('responseCode')}: {message}"
+            continue
+        readings.append((int(m.group(1)), r.get("responseCode") == "LAG_GROWING"))
+    if not readings:
+        return {"lag_readings": 0, "lag_first_error": first_error}
+    return {"lag_readings": len(readings), "lag_start": readings[0][0], "lag_end": readings[-1][0],
+            "lag_growing": any(growing for _, growing in readings), "lag_first_error": first_error}
+
+
+def judge_jtl(rows, per_thread_rate, warmup):
+    """Per-sample figures of the judged window (after the warm-up) from a CSV JTL's producer samples."""
     if not rows:
         return {"samples": 0, "rows": 0}
     interval_ms = 1000.0 / per_thread_rate
@@ -240,6 +332,11 @@ def verdict(row, args):
         reasons.append(f"errors {row['error_pct']:.2f} % > {args.error_rate:g} %")
     if row["achieved_rate"] is not None and row["achieved_rate"] < RATE_SHARE * row["rate"]:
         reasons.append(f"reached {row['achieved_rate']:,.0f}/s of {row['rate']:,.0f}/s")
+    if args.lag_consumers:
+        if not row.get("lag_readings"):
+            reasons.append(f"no consumer lag read after the warm-up ({row.get('lag_first_error') or 'no lag sample'})")
+        elif row["lag_growing"]:
+            reasons.append(f"consumer lag growing ({row['lag_start']:,} → {row['lag_end']:,} records)")
     return not reasons, reasons
 
 
@@ -247,6 +344,9 @@ def bounded_by(row, args):
     """What stopped the first failing step, with the evidence."""
     if row is None:
         return "not reached: every rate tried passed (raise --max-rate)"
+    if row.get("lag_growing") and all(r.startswith("consumer lag") for r in row.get("reasons", [])):
+        return (f"consumer lag growing: {args.lag_consumers} consumer thread(s) read less than the producers wrote "
+                f"(lag {row['lag_start']:,} → {row['lag_end']:,} records over the judged window)")
     if row.get("throttle_ms"):
         return f"the broker's quota: it throttled the producer ({row['throttle_ms']:.0f} ms per request)"
     if row.get("machine_cpu") is not None and row["machine_cpu"] >= 90:
@@ -329,6 +429,8 @@ def render(args, steps, lo, hi, out_dir, seconds):
     fail_above = min((s for s in steps if not s["passed"] and (knee is None or s["rate"] > knee["rate"])),
                      key=lambda s: s["rate"], default=None)
     slo = f"p99 ≤ {args.p99:g} ms from the intended send time, errors ≤ {args.error_rate:g} %"
+    if args.lag_consumers:
+        slo += f", the lag of {args.lag_consumers} consumer thread(s) not growing"
     if knee:
         headline = (f"knee {knee['rate']:,.0f} records/s ({slo}): p50 {ex.fmt(knee['p50_ms'], 0)} / p99 "
                     f"{ex.fmt(knee['p99_ms'], 0)} ms from intended, service p99 {ex.fmt(knee['service_p99_ms'], 0)} ms; "
@@ -338,24 +440,35 @@ def render(args, steps, lo, hi, out_dir, seconds):
         headline = (f"no rate met the SLO ({slo}): the lowest tried, {lowest['rate']:,.0f} records/s, failed: "
                     f"{'; '.join(lowest['reasons'])}")
     md = ["## capacity", "", f"Plan `{args.plan}`, {args.threads} threads, {args.messages_per_sample} record(s) per "
-          f"sample" + (f", {args.record_size} B records" if args.plan == ex.PRODUCER_PLAN else "") +
+          f"sample" + (f", {args.record_size} B records" if args.plan in (ex.PRODUCER_PLAN, LAG_PLAN) else "") +
           f", bootstrap {args.bootstrap}; each step {args.step_seconds:g} s judged after {args.warmup:g} s warm-up; "
           f"search: ×{args.factor:g} up, then bisect to {args.resolution * 100:.0f} %; {seconds:.0f} s in all.", "",
           f"**{headline}.**", "",
           "Latency *from intended* is each sample's send→ack time plus how late it started against its "
           "`target.rate` slot (from the JTL, ms resolution); *service* is send→ack alone.", "",
           "| step | target records/s | reached /s | p50 ms (intended) | p99 ms (intended) | p50 ms (service) | "
-          "p99 ms (service) | errors % | throttle ms | machine CPU % | verdict |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "p99 ms (service) | errors % | throttle ms | machine CPU % |" + (" consumer lag |" if args.lag_consumers else "")
+          + " verdict |",
+          "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if args.lag_consumers else "")]
+    if args.lag_consumers:
+        md[6:6] = [f"Beside the producers, {args.lag_consumers} consumer thread(s) read each step's own topic, and the "
+                   f"lag monitor samples the group's lag every {lag_interval_ms(args)} ms after the warm-up: the lag "
+                   f"is *growing* when it grew in each of {LAG_WINDOWS} samples in a row by more than "
+                   f"{LAG_TOLERANCE_SHARE * 100:.0f} % of what the producers write between two samples. The lag column "
+                   f"is the first and the last reading of the judged window.", ""]
     for s in steps:
+        lag = ""
+        if args.lag_consumers:
+            lag = (f" {s['lag_start']:,} → {s['lag_end']:,} |" if s.get("lag_readings") else " – |")
         md.append(f"| {s['step']} | {s['rate']:,.0f} | {ex.fmt(s.get('achieved_rate'), 0)} | {ex.fmt(s.get('p50_ms'), 0)} | "
                   f"{ex.fmt(s.get('p99_ms'), 0)} | {ex.fmt(s.get('service_p50_ms'), 0)} | "
                   f"{ex.fmt(s.get('service_p99_ms'), 0)} | {ex.fmt(s.get('error_pct'), 2)} | "
-                  f"{ex.fmt(s.get('throttle_ms'), 0)} | {ex.fmt(s.get('machine_cpu'), 0)} | "
+                  f"{ex.fmt(s.get('throttle_ms'), 0)} | {ex.fmt(s.get('machine_cpu'), 0)} |{lag} "
                   f"{'pass' if s['passed'] else 'FAIL: ' + '; '.join(s['reasons'])} |")
     md.append("")
     result = {"experiment": "capacity", "headline": headline,
-              "slo": {"p99_ms": args.p99, "error_rate_pct": args.error_rate},
+              "slo": {"p99_ms": args.p99, "error_rate_pct": args.error_rate,
+                      "lag_not_growing_consumers": args.lag_consumers},
               "knee": None if not knee else {k: knee.get(k) for k in (
                   "rate", "achieved_rate", "p50_ms", "p99_ms", "service_p50_ms", "service_p99_ms", "error_pct")},
               "bounded_by": bounded_by(fail_above, args) if knee else None,
@@ -363,7 +476,8 @@ def render(args, steps, lo, hi, out_dir, seconds):
               "settings": {"plan": args.plan, "threads": args.threads, "record_size": args.record_size,
                            "messages_per_sample": args.messages_per_sample, "step_seconds": args.step_seconds,
                            "warmup_seconds": args.warmup, "factor": args.factor, "bootstrap": args.bootstrap,
-                           "rate_property": args.rate_property, "quick": args.quick},
+                           "rate_property": args.rate_property, "quick": args.quick,
+                           "consumers": args.lag_consumers},
               "seconds": round(seconds, 1), "steps": steps}
     with open(os.path.join(out_dir, "capacity.json"), "w") as f:
         json.dump(result, f, indent=1)
@@ -412,6 +526,28 @@ def chart(args, steps, knee, path):
     plt.close(fig)
 
 
+def check_lag_plan(ap, args, plan_text):
+    """Refuses a --lag-not-growing the plan cannot judge; sets the property that takes the consumer thread count."""
+    missing = [what for what, names in (("Kafka Consumer", args.consumer_labels), ("Kafka Lag Monitor", args.lag_labels))
+               if not names]
+    if missing:
+        ap.error(f"--lag-not-growing needs a consumer group and its lag beside the producers, and the plan {args.plan} "
+                 f"has no {' nor '.join(missing)}: add them (reading ${{__P(kafka.topic)}} as group "
+                 f"${{__P(kafka.group)}}), or leave --plan out for {LAG_PLAN}")
+    if args.plan == LAG_PLAN and args.lag_consumers > args.partitions:
+        ap.error(f"--lag-not-growing {args.lag_consumers}: more consumer threads than the topic's {args.partitions} "
+                 f"partitions (--partitions) leaves threads without a partition to read")
+    count, prop = plan_threads(thread_group_holding(plan_text, "KafkaConsumer"))
+    if prop:
+        args.consumers_property = prop
+    elif count is None:
+        ap.error("the plan's consumer thread count is neither a number nor ${__P(name,default)}: --lag-not-growing "
+                 "cannot set it")
+    elif count != args.lag_consumers:
+        ap.error(f"the plan's consumer thread group has {count} threads (a fixed number): --lag-not-growing "
+                 f"{args.lag_consumers} cannot change it")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(
         prog="scripts/experiment capacity",
@@ -420,8 +556,12 @@ def main(argv):
                     "capacity.md, capacity.json, capacity.png and index.html.")
     ap.add_argument("--p99", type=positive("--p99"), required=True, help="SLO: p99 latency in ms, from the intended send time")
     ap.add_argument("--error-rate", type=percent, default=0.1, help="SLO: failed records in %% (default 0.1)")
+    ap.add_argument("--lag-not-growing", type=consumer_threads, dest="lag_consumers", metavar="CONSUMERS",
+                    help="SLO: a consumer group of CONSUMERS threads reads the topic beside the producers, and its "
+                         f"lag must not grow over a step (default plan then {LAG_PLAN}; your own plan needs a Kafka "
+                         "Consumer and a Kafka Lag Monitor)")
     ap.add_argument("--record-size", type=int, default=1024, help="bytes per record (the shipped plan; default 1024)")
-    ap.add_argument("--plan", default=ex.PRODUCER_PLAN,
+    ap.add_argument("--plan",
                     help="your own plan (default: the shipped producer plan); it should run longer than a step "
                          "(loops -1 or a long duration): each step is ended by the runner")
     ap.add_argument("--rate-property", default="target.rate",
@@ -454,13 +594,15 @@ def main(argv):
         ap.error("--factor must be greater than 1")
     if args.step_seconds < MIN_JUDGED_SECONDS:
         ap.error(f"--step-seconds must be at least {MIN_JUDGED_SECONDS:g}: a p99 needs samples to judge")
+    shipped = LAG_PLAN if args.lag_consumers else ex.PRODUCER_PLAN
+    args.plan = args.plan or shipped
     plan_path = os.path.join(ex.ROOT, args.plan) if not os.path.isabs(args.plan) else args.plan
     try:
         with open(plan_path, errors="replace") as f:
             plan_text = f.read(10 * 1024 * 1024)
     except OSError as e:
         ap.error(f"cannot read the plan {args.plan}: {e.strerror}")
-    args.plan = plan_path if args.plan != ex.PRODUCER_PLAN else ex.PRODUCER_PLAN
+    args.plan = plan_path if args.plan != shipped else shipped
     if not rate_property_used(plan_text, args.rate_property):
         ap.error(f"the plan {args.plan} has no Kafka Producer whose target rate reads the property "
                  f"'{args.rate_property}': set its Target rate field to ${{__P({args.rate_property},)}} (samples/s per "
@@ -478,6 +620,11 @@ def main(argv):
         ap.error("the plan's thread count is neither a number nor ${__P(name,default)}: the rate per thread is unknown")
     if args.threads < 1:
         ap.error("--threads must be at least 1")
+    args.consumer_labels = element_names(plan_text, "KafkaConsumer")
+    args.lag_labels = element_names(plan_text, "KafkaLagMonitor")
+    args.consumers_property = None
+    if args.lag_consumers:
+        check_lag_plan(ap, args, plan_text)
     args.topic = args.topic or f"capacity-{int(time.time())}"
     os.makedirs(args.out, exist_ok=True)
     runs_dir = os.path.join(args.out, "runs")

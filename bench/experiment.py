@@ -385,7 +385,8 @@ def kafka(*args, check=False):
 
 
 # The experiments with options of their own: `scripts/experiment NAME --help`.
-SEARCHES = {"capacity": "capacity", "step-load": "stepload", "failover": "failover"}
+SEARCHES = {"capacity": "capacity", "step-load": "stepload", "failover": "failover",
+            "consumer-rebalance": "rebalance"}
 
 
 def main():

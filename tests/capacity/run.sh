@@ -8,6 +8,9 @@
 #              the knee found is within 15 % of the quota's rate, the bound named is the quota, and the outputs
 #              (JSON, a table row per step, the chart, index.html's link) are complete
 #   unmet:     an SLO no rate meets under that quota (every rate tried above it): says so with the lowest rate tried
+#   lag:       --lag-not-growing with one consumer thread slowed on purpose (10 records a poll, 100 ms apart: about
+#              90 records/s): 40 records/s passes, 160 fails on the consumer lag alone, and the knee is bounded by
+#              it; --lag-not-growing 0 and a plan without a consumer are refused
 #   step-load: scripts/experiment step-load --quick: 2, 4, 6 threads each seen sampling in its own step, records/s,
 #              p99 and generator CPU per step, the last step judged, the outputs linked from index.html
 # Needs a built jar (scripts/build) and the broker. Ends with "N passed, N failed".
@@ -82,6 +85,27 @@ unmet() {
   grep -q "no rate met the SLO (.*): the lowest tried, $lowest records/s, failed" "$out/unmet.out"
 }
 
+lag_bound() {
+  scripts/experiment capacity --p99 1000 --quick --bisections 0 --factor 4 --start-rate 40 --lag-not-growing 1 \
+    --threads 4 --partitions 4 --record-size 200 --prop consumer.think.ms=100 --prop max.records=10 \
+    --bootstrap "$bootstrap" --out "$out/lag" >"$out/lag.out" 2>&1 || { tail -n 5 "$out/lag.out"; return 1; }
+  grep -m1 '^\*\*' "$out/lag.out"
+  python3 - "$out/lag" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+r = json.load(open(os.path.join(d, "capacity.json")))
+assert r["slo"]["lag_not_growing_consumers"] == 1, r["slo"]
+steps = [(s["rate"], s["passed"], s["reasons"]) for s in r["steps"]]
+assert steps[0][:2] == (40, True), steps
+assert steps[1][:2] == (160, False) and [x.split(" (")[0] for x in steps[1][2]] == ["consumer lag growing"], steps
+assert r["steps"][1]["lag_end"] > r["steps"][1]["lag_start"], r["steps"][1]
+assert r["knee"]["rate"] == 40 and r["bounded_by"].startswith("consumer lag growing"), (r["knee"], r["bounded_by"])
+md = open(os.path.join(d, "capacity.md")).read()
+assert "| consumer lag | verdict |" in md and "FAIL: consumer lag growing (" in md, md
+assert "bounded by consumer lag growing: 1 consumer thread(s) read less than the producers wrote" in md, md
+PY
+}
+
 step_load() {
   # Into the quota run's folder: its index.html then links both experiments.
   scripts/experiment step-load --quick --record-size 200 --p99 60000 --bootstrap "$bootstrap" --out "$out/quota" \
@@ -113,6 +137,11 @@ check "a plan without the rate property refused" refused no-rate-property \
   "has no Kafka Producer whose target rate reads the property 'target.rate'" --p99 10 \
   --plan jmeter-plans/consumer-throughput.jmx
 check "a plan failing every sample stops at once with its first error" broken
+check "--lag-not-growing 0 refused" refused lag-zero "--lag-not-growing must be at least 1 consumer thread (got 0)" \
+  --p99 10 --lag-not-growing 0
+check "--lag-not-growing with a plan without a consumer refused" refused lag-no-consumer \
+  "has no Kafka Consumer nor Kafka Lag Monitor" --p99 10 --lag-not-growing 2 --plan jmeter-plans/producer-baseline.jmx
+check "a slowed consumer group: the step it cannot keep up with fails on lag, the knee bounded by it" lag_bound
 if quota_config --alter --add-config "producer_byte_rate=$quota"; then
   check "a producer quota of $quota_rate records/s: the knee within 15 %" quota_knee
   check "an SLO no rate meets: said, with the lowest rate tried" unmet
