@@ -86,7 +86,7 @@ per_sample_value() {
     { echo "the baseline plan's valueMode/value/key/headers fields changed: update this check"; return 1; }
   PLAN="$plan" run_plan value -Jkafka.topic="$topic" -Jthreads=2 -Jloops=50 -Jtopic.partitions=2 -Jkey.mode=fixed &&
     python3 tests/e2e/jtl_check.py "$out/value.jtl" --rows 100 --messages 100 --all-ok || return 1
-  scripts/kafka run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server 127.0.0.1:9092 \
+  scripts/kafka console-consumer --bootstrap-server 127.0.0.1:9092 \
     --topic "$topic" --from-beginning --max-messages 100 --timeout-ms 30000 --property print.key=true \
     --property print.headers=true >"$out/value.txt" 2>"$out/value.err"
   verify fields-per-sample "$out/value.txt"
