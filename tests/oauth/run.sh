@@ -12,6 +12,7 @@ set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 enter_work_dir oauth
+verify() { python3 "$root/tests/oauth/checks.py" "$@"; } # verify CHECK ARG...: one of tests/oauth/checks.py
 
 BASE="${OAUTH_PORT_BASE:-14192}"
 LONG="${OAUTH_LONG_SECONDS:-110}"
@@ -33,8 +34,8 @@ scripts/kafka --port-base "$BASE" status >/dev/null 2>&1 || started_kafka=1
 scripts/kafka --port-base "$BASE" start --secure --oauth || { echo "the broker did not start"; echo "0 passed, 1 failed"; exit 1; }
 # shellcheck disable=SC1091
 source "$DIR/oauth.env"
-# shellcheck disable=SC1091
-source "$root/target/kafka/secure/credentials.env"
+# shellcheck disable=SC1090 # this node's own secure client settings (scripts/kafka --port-base writes them there)
+source "$root/target/kafka/base-$BASE/secure/credentials.env"
 SCRAM_BOOTSTRAP="127.0.0.1:$((BASE + 2))"
 
 # q NAME PROPS...: a JMeter -q file $out/NAME.properties whose extra.properties are PROPS joined by ';'.
@@ -54,11 +55,7 @@ plan() {
   shift 2
   start="$(date +%s%3N)"
   baseline_plan "$name" -q "$out/$name.properties" -Jkafka.bootstrap="$bootstrap" "$@" >"$out/$name.out" 2>&1
-  python3 - "$out/$name.jtl" "$start" >"$out/$name.first" <<'PY'
-import csv, sys
-ok = [int(r["timeStamp"]) + int(r["elapsed"]) for r in csv.DictReader(open(sys.argv[1], newline="")) if r["success"] == "true"]
-print(min(ok) - int(sys.argv[2]) if ok else "")
-PY
+  verify first-ok-after "$out/$name.jtl" "$start" >"$out/$name.first"
 }
 
 # all_ok NAME ROWS: every one of ROWS rows succeeded.
@@ -72,13 +69,7 @@ fails_fast() {
   local name="$1" secs="$2"
   shift 2
   stopped_at_first_failure "$out/$name.jtl" "$@" || return 1
-  python3 - "$out/$name.jtl" "$secs" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-slowest = max(int(r["elapsed"]) for r in rows)
-assert slowest <= int(sys.argv[2]) * 1000, f"the failure took {slowest} ms"
-print(f"failed after {slowest} ms")
-PY
+  verify failed-within "$out/$name.jtl" "$secs"
 }
 
 bad_run() { # bad_run NAME BOOTSTRAP: a short plan that is expected to fail at once
@@ -95,15 +86,7 @@ long_run() {
     -Jtarget.rate="$rate" -Jproducer.scope=thread -Jtopic.partitions=2
   all_ok long $((2 * loops)) || return 1
   grep -E '^oauth: ' "$out/long.out"
-  python3 - "$out/long-summary.json" "$LONG" <<'PY'
-import json, sys
-o = json.load(open(sys.argv[1]))["oauth"]
-want = int(sys.argv[2]) // 48
-assert o["refreshes"] >= want and o["refresh_failures"] == 0, o
-# one token per round for both producers: the first and each refresh (a retry may add one)
-assert o["tokens_fetched"] <= o["refreshes"] + 2, o
-print("long run:", o)
-PY
+  verify refreshed "$out/long-summary.json" "$LONG"
 }
 
 # The token endpoint goes down mid-test: the plan reaches Keycloak through tests/oauth/forward.py, which is stopped
@@ -144,32 +127,7 @@ outage_check() {
   cat "$out/outage_run.bg"
   [[ -s "$out/outage.times" ]] || return 1
   # shellcheck disable=SC2046 # three numbers
-  python3 - "$out/outage.jtl" "$out/outage-summary.json" "$(cat "$out/outage.url")" $(cat "$out/outage.times") <<'PY'
-import csv, json, sys
-jtl, summary, url = sys.argv[1:4]
-first, stopped, restarted = map(int, sys.argv[4:7])
-rows = list(csv.DictReader(open(jtl, newline="")))
-start = lambda r: int(r["timeStamp"])
-end = lambda r: int(r["timeStamp"]) + int(r["elapsed"])
-# while the token lives (15 s from its fetch, its exp claim a second earlier at worst; librdkafka's refresh at
-# 12 s fails): every sample succeeds
-alive = [r for r in rows if stopped <= start(r) and end(r) < first + 13000]
-assert len(alive) >= 20 and all(r["success"] == "true" for r in alive), [r["responseMessage"] for r in alive if r["success"] != "true"][:3]
-failed = [r for r in rows if r["success"] != "true"]
-assert failed, "no sample failed while the token endpoint was down and the token had expired"
-for r in failed:
-    m = r["responseMessage"]
-    assert r["responseCode"] == "TOKEN_ERROR" and "the OAuth token expired" in m and url in m and "connection refused" in m.lower(), (r["responseCode"], m)
-# librdkafka retries every 10 s, and reconnects within its backoff (at most 10 s after a failure; 7 s seen):
-# within 16 s of the restart a new token is in use, and samples succeed again
-assert all(first + 13000 <= end(r) and start(r) <= restarted + 16000 for r in failed), "a sample failed outside the outage"
-after = [r for r in rows if start(r) > restarted + 16000]
-assert len(after) >= 20 and all(r["success"] == "true" for r in after), (len(after), [r["responseMessage"] for r in after if r["success"] != "true"][:3])
-o = json.load(open(summary))["oauth"]
-assert o["refresh_failures"] >= 1 and o["refreshes"] >= 1, o
-print(f"{len(alive)} samples ok with the endpoint down and the token alive, {len(failed)} failed after its expiry, e.g.: {failed[0]['responseMessage']}")
-print(f"{len(after)} ok after the restart; summary: {o}")
-PY
+  verify outage-seen "$out/outage.jtl" "$out/outage-summary.json" "$(cat "$out/outage.url")" $(cat "$out/outage.times")
 }
 
 # OIDC over TLS, and the time to the first acknowledged sample against SCRAM-SHA-512 on the same broker.
