@@ -28,7 +28,7 @@ impl Log for Sink {
     }
 
     fn log(&self, record: &Record) {
-        if !self.enabled(record.metadata()) {
+        if !self.enabled(record.metadata()) || closed_twice(record) {
             return;
         }
         let level = match record.level() {
@@ -47,6 +47,15 @@ impl Log for Sink {
     }
 
     fn flush(&self) {}
+}
+
+/// rdkafka's consumer drop closes the consumer's queue again after the engine's bounded close has already done
+/// it (consumer::close_bounded); librdkafka then answers that the handle is being destroyed, which rdkafka logs
+/// as an error although nothing failed.
+fn closed_twice(record: &Record) -> bool {
+    record.target().starts_with("rdkafka::consumer")
+        && record.args().to_string().starts_with("Failed to close consumer queue on drop")
+        && record.args().to_string().contains("BrokerDestroy")
 }
 
 /// Installs the sink as the process's logger; later calls (or another logger already set) are harmless.

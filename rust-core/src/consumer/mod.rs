@@ -40,6 +40,10 @@ use settings::{Assignment, Commit, ConsumerSettings};
 use stats::{ConsumerTotals, LatencySource, ReadTo};
 /// Longest wait inside librdkafka between two checks for an interrupt.
 const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
+/// How long closing a group member may keep the JMeter thread: leaving the group, the last commit. librdkafka's
+/// close has no bound of its own (a cooperative-sticky member leaving while the group rebalances was seen waiting
+/// for minutes, so JMeter never ended); past this the close goes on in a thread of its own and the test ends.
+const CLOSE_BOUND: Duration = Duration::from_secs(15);
 
 /// What one sample did: the numbers a JMeter `SampleResult` needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -471,7 +475,7 @@ impl ConsumerHandle {
             self.totals.rebalance_time = s.total;
         }
         // Leaves the group (subscribe) and commits the last offsets (commit=auto) before returning.
-        drop(consumer);
+        let close_note = close_bounded(consumer, self.settings.assignment == Assignment::Subscribe, &self.label);
         self.run.merge_consumer(&self.totals);
         let transient: u64 = self.totals.transient_errors.values().sum();
         let transient_note = if transient > 0 {
@@ -480,7 +484,7 @@ impl ConsumerHandle {
             String::new()
         };
         format!(
-            "closed: {} records in {} samples ({} empty, {} failed), {} rebalance(s) taking {} ms{transient_note}{commit_note}",
+            "closed: {} records in {} samples ({} empty, {} failed), {} rebalance(s) taking {} ms{transient_note}{commit_note}{close_note}",
             self.totals.records,
             self.totals.samples,
             self.totals.empty_samples,
@@ -758,6 +762,36 @@ fn outlasted(outage: &mut Outage, settings: &ConsumerSettings) -> EngineError {
     );
     *outage = Outage::default();
     e
+}
+
+/// Closes a consumer: a group member leaves its group within [`CLOSE_BOUND`] or is left to finish closing in a
+/// thread of its own (the returned note says so); a consumer of static partitions closes at once.
+fn close_bounded(consumer: BaseConsumer<ConsumerCtx>, in_group: bool, label: &str) -> String {
+    if !in_group {
+        return String::new();
+    }
+    if let Err(e) = consumer.close_queue() {
+        log::warn!("{label}: leaving the group failed to start: {e}");
+        return String::new();
+    }
+    let start = Instant::now();
+    // Serves the rebalance callbacks the close needs (the revoke of what this member holds) until it is done.
+    while !consumer.closed() && start.elapsed() < CLOSE_BOUND {
+        let _ = consumer.poll(INTERRUPT_CHECK);
+    }
+    if consumer.closed() {
+        return String::new();
+    }
+    log::warn!(
+        "{label}: the consumer had not left its group after {} s (a rebalance still running?); it goes on closing \
+         in the background and the test ends",
+        CLOSE_BOUND.as_secs()
+    );
+    let spawned = std::thread::Builder::new().name("kafka-consumer-close".into()).spawn(move || drop(consumer));
+    if spawned.is_err() {
+        log::warn!("{label}: no thread for the background close: it was finished here");
+    }
+    format!(", left its group in the background (not closed within {} s)", CLOSE_BOUND.as_secs())
 }
 
 /// Ends an outage: logs how long it lasted.
