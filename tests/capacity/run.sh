@@ -55,23 +55,7 @@ quota_knee() {
   scripts/experiment capacity --p99 200 --record-size "$record" --warmup 12 --step-seconds 8 --bisections 3 \
     --start-rate $((quota_rate * 6 / 10)) --extra-properties "client.id=$client" --bootstrap "$bootstrap" \
     --out "$out/quota" >"$out/quota.out" 2>&1 || { tail -n 5 "$out/quota.out"; return 1; }
-  python3 - "$out/quota" "$quota_rate" <<'PY'
-import json, os, sys
-d, quota_rate = sys.argv[1], float(sys.argv[2])
-r = json.load(open(os.path.join(d, "capacity.json")))
-knee = r["knee"]["rate"]
-print(f"knee {knee:,.0f} records/s against the quota's {quota_rate:,.0f} ({knee / quota_rate - 1:+.1%}); "
-      f"bounded by {r['bounded_by']}")
-assert abs(knee / quota_rate - 1) <= 0.15, "the knee is not within 15 % of the quota's rate"
-assert "quota" in r["bounded_by"], r["bounded_by"]
-assert r["knee"]["p99_ms"] <= 200 and r["knee"]["service_p99_ms"] is not None, r["knee"]
-md = open(os.path.join(d, "capacity.md")).read()
-assert md.count("\n| ") == len(r["steps"]) + 1 and "p99 ms (intended)" in md, md
-assert any(not s["passed"] for s in r["steps"]) and any(s["passed"] for s in r["steps"]), r["steps"]
-assert os.path.getsize(os.path.join(d, "capacity.png")) > 1000
-page = open(os.path.join(d, "index.html")).read()
-assert "href='capacity.md'" in page and "src='capacity.png'" in page
-PY
+  python3 tests/capacity/checks.py quota-knee "$out/quota" "$quota_rate"
 }
 
 unmet() {
@@ -90,20 +74,7 @@ lag_bound() {
     --threads 4 --partitions 4 --record-size 200 --prop consumer.think.ms=100 --prop max.records=10 \
     --bootstrap "$bootstrap" --out "$out/lag" >"$out/lag.out" 2>&1 || { tail -n 5 "$out/lag.out"; return 1; }
   grep -m1 '^\*\*' "$out/lag.out"
-  python3 - "$out/lag" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-r = json.load(open(os.path.join(d, "capacity.json")))
-assert r["slo"]["lag_not_growing_consumers"] == 1, r["slo"]
-steps = [(s["rate"], s["passed"], s["reasons"]) for s in r["steps"]]
-assert steps[0][:2] == (40, True), steps
-assert steps[1][:2] == (160, False) and [x.split(" (")[0] for x in steps[1][2]] == ["consumer lag growing"], steps
-assert r["steps"][1]["lag_end"] > r["steps"][1]["lag_start"], r["steps"][1]
-assert r["knee"]["rate"] == 40 and r["bounded_by"].startswith("consumer lag growing"), (r["knee"], r["bounded_by"])
-md = open(os.path.join(d, "capacity.md")).read()
-assert "| consumer lag | verdict |" in md and "FAIL: consumer lag growing (" in md, md
-assert "bounded by consumer lag growing: 1 consumer thread(s) read less than the producers wrote" in md, md
-PY
+  python3 tests/capacity/checks.py lag-bounded "$out/lag"
 }
 
 step_load() {
@@ -111,24 +82,7 @@ step_load() {
   scripts/experiment step-load --quick --record-size 200 --p99 60000 --bootstrap "$bootstrap" --out "$out/quota" \
     >"$out/step-load.out" 2>&1 || { tail -n 5 "$out/step-load.out"; return 1; }
   grep -m1 '^\*\*' "$out/step-load.out"
-  python3 - "$out/quota" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-r = json.load(open(os.path.join(d, "step-load.json")))
-steps = r["steps"]
-assert [s["threads"] for s in steps] == [2, 4, 6], steps
-assert [s["threads_sampling"] for s in steps] == [2, 4, 6], [s["threads_sampling"] for s in steps]
-for s in steps:
-    assert s["records_per_sec"] > 0 and s["p99_ms"] is not None and s["errors"] == 0, s
-    assert s["jmeter_cpu_pct"] and s["jmeter_cpu_pct"] > 0, s
-assert r["verdict"] is True and "last step PASS" in r["headline"], r["headline"]
-md = open(os.path.join(d, "step-load.md")).read()
-assert md.count("\n| ") == len(steps) + 1 and "JMeter CPU %" in md, md
-assert os.path.getsize(os.path.join(d, "step-load.png")) > 1000
-page = open(os.path.join(d, "index.html")).read()
-for n in ("capacity", "step-load"):
-    assert f"href='{n}.md'" in page and f"src='{n}.png'" in page, n
-PY
+  python3 tests/capacity/checks.py step-load-published "$out/quota"
 }
 
 check "--p99 0 refused" refused p99-zero "--p99 must be greater than 0 (got 0)" --p99 0

@@ -26,25 +26,7 @@ quick() {
   scripts/experiment consumer-rebalance --quick --bootstrap "$bootstrap" --out "$out/quick" >"$out/quick.out" 2>&1 ||
     { tail -n 5 "$out/quick.out"; return 1; }
   grep -m1 '^\*\*' "$out/quick.out"
-  python3 - "$out/quick" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-r = json.load(open(os.path.join(d, "consumer-rebalance.json")))
-rows = {p["protocol"]: p for p in r["protocols"]}
-assert sorted(rows) == ["classic", "consumer", "cooperative-sticky"], sorted(rows)
-for name, p in rows.items():
-    assert p["records"] > 0 and p["joins"] >= 6, (name, p["records"], p["joins"])
-    assert p["rebalances"] > 0 and p["max_pause_ms"] is not None, (name, p["rebalances"], p["max_pause_ms"])
-md = open(os.path.join(d, "consumer-rebalance.md")).read()
-table = [line for line in md.splitlines() if line.startswith("| ") and not line.startswith(("| protocol |", "|---"))]
-assert len(table) == 3, md
-for p in rows.values():
-    row = next(line for line in table if line.startswith(f"| {p['label']} |"))
-    assert row.split(" | ")[3] == str(p["rebalances"]) and int(row.split(" | ")[3]) > 0, row
-assert os.path.getsize(os.path.join(d, "consumer-rebalance.png")) > 1000
-page = open(os.path.join(d, "index.html")).read()
-assert "href='consumer-rebalance.md'" in page and "src='consumer-rebalance.png'" in page
-PY
+  python3 tests/rebalance/checks.py published "$out/quick"
 }
 
 check "an unknown protocol refused" refused unknown "--protocols: unknown banana" --protocols banana

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""The rebalance suite's check on what scripts/experiment consumer-rebalance leaves in its folder.
+
+Usage: checks.py CHECK ARG...   (run.sh calls each; CHECK is a function below, with dashes)
+"""
+import os
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+import jtl  # noqa: E402
+
+
+def published(folder):
+    """The three protocols each read records with six joins and counted rebalances and a max pause; the Markdown
+    table has one row per protocol with the same rebalance count; the chart and the link from index.html."""
+    r = jtl.summary(os.path.join(folder, "consumer-rebalance.json"))
+    rows = {p["protocol"]: p for p in r["protocols"]}
+    assert sorted(rows) == ["classic", "consumer", "cooperative-sticky"], sorted(rows)
+    for name, p in rows.items():
+        assert p["records"] > 0 and p["joins"] >= 6, (name, p["records"], p["joins"])
+        assert p["rebalances"] > 0 and p["max_pause_ms"] is not None, (name, p["rebalances"], p["max_pause_ms"])
+    md = open(os.path.join(folder, "consumer-rebalance.md")).read()
+    table = [line for line in md.splitlines()
+             if line.startswith("| ") and not line.startswith(("| protocol |", "|---"))]
+    assert len(table) == 3, md
+    for p in rows.values():
+        row = next(line for line in table if line.startswith(f"| {p['label']} |"))
+        assert row.split(" | ")[3] == str(p["rebalances"]) and int(row.split(" | ")[3]) > 0, row
+    assert os.path.getsize(os.path.join(folder, "consumer-rebalance.png")) > 1000
+    page = open(os.path.join(folder, "index.html")).read()
+    assert "href='consumer-rebalance.md'" in page and "src='consumer-rebalance.png'" in page
+
+
+if __name__ == "__main__":
+    jtl.run_checks({f.__name__: f for f in (published,)}, "rebalance")
