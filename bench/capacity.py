@@ -479,21 +479,14 @@ def render(args, steps, lo, hi, out_dir, seconds):
                            "rate_property": args.rate_property, "quick": args.quick,
                            "consumers": args.lag_consumers},
               "seconds": round(seconds, 1), "steps": steps}
-    with open(os.path.join(out_dir, "capacity.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    with open(os.path.join(out_dir, "capacity.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    ex.write_outputs(out_dir, "capacity", result, md)
     chart(args, steps, knee, os.path.join(out_dir, "capacity.png"))
     return result, "\n".join(md)
 
 
 def chart(args, steps, knee, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        ex.log("matplotlib is missing: no chart (scripts/experiment installs it into target/bench/venv)")
+    plt = ex.pyplot()
+    if plt is None:
         return
     s = sorted(steps, key=lambda r: r["rate"])
     x = [r["rate"] for r in s]

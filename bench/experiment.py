@@ -74,6 +74,26 @@ def log(msg):
     print(f"[experiment {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg backend, or None (logged) when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib is missing: no chart (scripts/experiment installs it into target/bench/venv)")
+        return None
+    return plt
+
+
+def write_outputs(out_dir, name, result, md):
+    """An experiment's NAME.json (the result) and NAME.md (the Markdown lines `md`) in out_dir."""
+    with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    with open(os.path.join(out_dir, f"{name}.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
 def sh(args, **kw):
     return subprocess.run(args, cwd=ROOT, **kw)
 
@@ -308,21 +328,14 @@ def render(name, exp, rows, out_dir, rounds, records, bootstrap):
     result = {"experiment": name, "knob": exp["knob"], "points": points, "rounds": rounds, "direction": sentence,
               "records": records, "bootstrap": bootstrap,
               "seed": exp["seed"], "medians": medians, "runs": rows}
-    with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    with open(os.path.join(out_dir, f"{name}.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    write_outputs(out_dir, name, result, md)
     chart(name, exp, points, medians, os.path.join(out_dir, f"{name}.png"))
     return result, "\n".join(md)
 
 
 def chart(name, exp, points, medians, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        log("matplotlib is missing: no chart (scripts/experiment installs it into target/bench/venv)")
+    plt = pyplot()
+    if plt is None:
         return
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     labels = [str(p) for p in points]

@@ -214,21 +214,14 @@ def render(args, runs, out_dir, seconds):
     result = {"experiment": "failover", "headline": headline, "runs": runs, "seconds": round(seconds, 1),
               "settings": {k: getattr(args, k) for k in ("rate", "threads", "record_size", "partitions", "seconds",
                                                          "kill_after", "down", "stall_ms", "bootstrap", "quick")}}
-    with open(os.path.join(out_dir, "failover.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    with open(os.path.join(out_dir, "failover.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    ex.write_outputs(out_dir, "failover", result, md)
     chart(runs, os.path.join(out_dir, "failover.png"))
     return result, "\n".join(md)
 
 
 def chart(runs, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        ex.log("matplotlib is missing: no chart (scripts/experiment installs it into target/bench/venv)")
+    plt = ex.pyplot()
+    if plt is None:
         return
     fig, axes = plt.subplots(len(runs), 1, figsize=(11, 3.2 * len(runs)), squeeze=False)
     for ax, r in zip(axes[:, 0], runs):

@@ -17,7 +17,6 @@ longest time without a record once it read its first.
 import argparse
 import csv
 import datetime
-import json
 import os
 import re
 import subprocess
@@ -165,21 +164,14 @@ def render(args, results, out_dir, seconds):
                            "join_after": args.join_after, "join_ramp": args.join_ramp,
                            "leave_after": args.leave_after, "bootstrap": args.bootstrap, "quick": args.quick},
               "protocols": results, "seconds": round(seconds, 1)}
-    with open(os.path.join(out_dir, "consumer-rebalance.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    with open(os.path.join(out_dir, "consumer-rebalance.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    ex.write_outputs(out_dir, "consumer-rebalance", result, md)
     chart(args, results, os.path.join(out_dir, "consumer-rebalance.png"))
     return result, "\n".join(md)
 
 
 def chart(args, results, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        ex.log("matplotlib is missing: no chart (scripts/experiment installs it into target/bench/venv)")
+    plt = ex.pyplot()
+    if plt is None:
         return
     fig, axes = plt.subplots(len(results), 1, figsize=(11, 2.6 * len(results)), sharex=True, squeeze=False)
     for ax, r in zip(axes[:, 0], results):

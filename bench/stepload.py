@@ -169,21 +169,14 @@ def render(args, steps, summary, out_dir, seconds):
               "steps": steps, "summary": {k: (summary or {}).get(k) for k in ("acked", "failed", "records_per_sec",
                                                                               "latency_us", "errors")},
               "seconds": round(seconds, 1)}
-    with open(os.path.join(out_dir, "step-load.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    with open(os.path.join(out_dir, "step-load.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    ex.write_outputs(out_dir, "step-load", result, md)
     chart(args, steps, os.path.join(out_dir, "step-load.png"))
     return result, "\n".join(md)
 
 
 def chart(args, steps, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        ex.log("matplotlib is missing: no chart (scripts/experiment installs it into target/bench/venv)")
+    plt = ex.pyplot()
+    if plt is None:
         return
     threads = [s["threads"] for s in steps]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))

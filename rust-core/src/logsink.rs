@@ -53,9 +53,11 @@ impl Log for Sink {
 /// it (consumer::close_bounded); librdkafka then answers that the handle is being destroyed, which rdkafka logs
 /// as an error although nothing failed.
 fn closed_twice(record: &Record) -> bool {
-    record.target().starts_with("rdkafka::consumer")
-        && record.args().to_string().starts_with("Failed to close consumer queue on drop")
-        && record.args().to_string().contains("BrokerDestroy")
+    if !record.target().starts_with("rdkafka::consumer") {
+        return false;
+    }
+    let text = record.args().to_string();
+    text.starts_with("Failed to close consumer queue on drop") && text.contains("BrokerDestroy")
 }
 
 /// Installs the sink as the process's logger; later calls (or another logger already set) are harmless.
