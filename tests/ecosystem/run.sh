@@ -29,7 +29,10 @@ if ! maven_version_ok mvn; then
   mvn_cmd="$cache/apache-maven-3.9.9/bin/mvn"
   if ! maven_version_ok "$mvn_cmd"; then
     echo "unpacking Apache Maven 3.9.9 into $cache (jmeter-maven-plugin 3.8.0 needs Maven 3.9+)"
-    mvn -B -q dependency:unpack -Dartifact=org.apache.maven:apache-maven:3.9.9:tar.gz:bin -DoutputDirectory="$cache" ||
+    # Run from the cache: without a pom the plugin writes its markers under a literal "${project.basedir}"
+    # folder of the working directory, which must not be the checkout the suite was started from.
+    (cd "$cache" && mvn -B -q dependency:unpack -Dartifact=org.apache.maven:apache-maven:3.9.9:tar.gz:bin \
+      -DoutputDirectory="$cache") ||
       { echo "could not unpack Apache Maven 3.9.9"; exit 1; }
   fi
 fi
