@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stops, kills and failed setups keep the books, through JMeter (scripts/jmeter -n, the baseline plan) against the
-# local single-node broker (127.0.0.1:9092; started here if it is not running, and then stopped at the end):
+# single-node broker (which one: below):
 #   setup:     200 threads on a dead broker (producer.scope=test) and 200 on a missing topic (scope=thread): one
 #              failed sample with the cause, one ERROR line, a prompt exit; the previous run's summary file is gone
 #   stop:      StopTestNow (bin/stoptest.sh) mid-run: the JTL's OK messages = the perf line's "records sent" =
@@ -10,7 +10,9 @@
 #   sigterm:   SIGTERM to JMeter mid-run: exit 143, the perf line printed and the summary JSON written from the
 #              shutdown hook (stopped, audit skipped with a note)
 #   paced:     StopTestNow while the threads wait for their target.rate slot: no sample is sent after the stop
-# Needs a built jar (scripts/build) and a broker (scripts/test runs it on its shared one), or a private namespace:
+# Needs a built jar (scripts/build). The broker: with STOPS_PORT_BASE=P a single node of its own on 127.0.0.1:P
+# (scripts/kafka --port-base P, started and stopped here: what scripts/test does, so that freezing it stops no other
+# suite's broker); else the shared one on 9092 (started here if it is not running), or in a private namespace:
 #   unshare -n bash -c 'ip link set lo up && tests/stops/run.sh'
 # Ends with "N passed, N failed".
 set -uo pipefail
@@ -20,18 +22,25 @@ source "$root/tests/lib/checks.sh"
 verify() { python3 "$root/tests/stops/checks.py" "$@"; } # verify CHECK ARG...: one of tests/stops/checks.py
 enter_work_dir stops
 suite_start=$SECONDS
-bootstrap=127.0.0.1:9092
 bin="$root/target/jmeter/bin"
+node=() # the scripts/kafka option that selects this suite's node
+pidfile="$root/target/kafka/single/kafka.pid"
+if [[ -n "${STOPS_PORT_BASE:-}" ]]; then
+  node=(--port-base "$STOPS_PORT_BASE")
+  pidfile="$root/target/kafka/base-$STOPS_PORT_BASE/kafka.pid"
+fi
+bootstrap="127.0.0.1:${STOPS_PORT_BASE:-9092}"
 
 started=0
-if ! scripts/kafka status >/dev/null 2>&1; then
+if ! scripts/kafka status "${node[@]}" >/dev/null 2>&1; then
   started=1
-  scripts/kafka start >"$out/kafka-start.log" 2>&1 || { cat "$out/kafka-start.log"; echo "0 passed, 1 failed"; exit 1; }
+  scripts/kafka start "${node[@]}" >"$out/kafka-start.log" 2>&1 ||
+    { cat "$out/kafka-start.log"; echo "0 passed, 1 failed"; exit 1; }
 fi
-broker_pid="$(cat "$root/target/kafka/single/kafka.pid")"
+broker_pid="$(cat "$pidfile")"
 finish() {
-  kill -CONT "$broker_pid" 2>/dev/null # never leave the shared broker frozen
-  if [[ $started == 1 ]]; then scripts/kafka stop >/dev/null 2>&1 || true; fi
+  kill -CONT "$broker_pid" 2>/dev/null # never leave a broker frozen
+  if [[ $started == 1 ]]; then scripts/kafka stop "${node[@]}" >/dev/null 2>&1 || true; fi
 }
 trap finish EXIT
 
