@@ -4,11 +4,18 @@
 # criterion, an invalid one, the verdict set in the plan's Kafka Connection (no -J; the property wins), a regression against a doctored baseline (and scripts/compare), the time breakdown's
 # fields and consistency, the load generator's warning, lag and consumer criteria, and `scripts/experiment --quick`.
 # Needs a built jar (scripts/build) and a running broker on 127.0.0.1:9092 (scripts/kafka start).
-#   tests/verdict/run.sh [--no-experiment]     (--no-experiment skips the ~4 minutes of scripts/experiment --quick)
+#   tests/verdict/run.sh [--no-experiment | --experiment-only]
+# (--no-experiment skips the 2 minutes of scripts/experiment --quick; --experiment-only runs only that, in a folder of
+# its own: scripts/test runs the two halves in different lanes.)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root" || exit 1
-out="$root/target/verdict-tests"
+mode="${1:-all}"
+case "$mode" in
+  all | --no-experiment) out="$root/target/verdict-tests" ;;
+  --experiment-only) out="$root/target/verdict-experiment" ;;
+  *) echo "usage: tests/verdict/run.sh [--no-experiment | --experiment-only]"; exit 2 ;;
+esac
 rm -rf "$out"
 mkdir -p "$out"
 # shellcheck source=tests/lib/checks.sh
@@ -251,6 +258,11 @@ experiment_quick() {
   ((rc == 0)) && verify experiments-published "$out/experiments"
 }
 
+if [[ "$mode" == --experiment-only ]]; then
+  check "scripts/experiment --quick outputs parse" experiment_quick
+  summary
+  exit
+fi
 check "verdict passes: exit 0, JTL complete" passing
 check "verdict fails: exit 3 after the JTL and dashboard are complete" failing
 check "JUnit XML parses: one case per criterion" junit_parses
@@ -269,7 +281,7 @@ check "end-to-end plan: lag and consumer criteria judged" lag_and_consumer
 check "verdict in the plan (Connection's Verdict fields, no -J): a failing criterion exits 3, JUnit written" plan_field_fails
 check "verdict in the plan (Connection's Verdict fields, no -J): passing criteria exit 0" plan_field_passes
 check "-Jkafka.verdict and -Jkafka.verdict.junit win over the Connection's fields" property_wins
-if [[ "${1:-}" != "--no-experiment" ]]; then
+if [[ "$mode" == all ]]; then
   check "scripts/experiment --quick outputs parse" experiment_quick
 fi
 summary
