@@ -9,6 +9,7 @@ import collections
 import json
 import os
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
@@ -76,6 +77,56 @@ def read_through_failover(results, consumer_summary, offsets, exit_code, what):
     assert not problems, "; ".join(problems)
 
 
+def txn_coordinator_killed(results, summary, committed, exit_code, seconds, killed_at, last_s):
+    """A transactional run (3 threads x 600 samples of 10 records, 5 samples per transaction) through the kill of a
+    transaction coordinator at KILLED_AT (epoch seconds): every sample reported and JMeter ended by itself; each failed
+    sample carries a catalogue code and a message; the samples of the last LAST_S seconds all OK (the threads
+    recovered); the summary's transaction counts are the JTL's; read_committed (Kafka's consumer: COMMITTED, and the
+    audit) sees exactly the committed transactions' records, once each, and none of a failed one."""
+    rows = jtl.rows(results)
+    s = jtl.summary(summary)
+    t, audit = s["transactions"], s["audit"]
+    killed_ms = float(killed_at) * 1000
+    failed = [r for r in rows if r["success"] != "true"]
+    commits = [r for r in rows if r["success"] == "true" and r["responseMessage"].endswith("transaction committed")]
+    end = max(int(r["timeStamp"]) + int(r["elapsed"]) for r in rows)
+    tail = [r for r in rows if int(r["timeStamp"]) >= end - int(last_s) * 1000]
+    last_failure = max((int(r["timeStamp"]) + int(r["elapsed"]) for r in failed), default=None)
+    after = [int(r["timeStamp"]) + int(r["elapsed"]) for r in commits if int(r["timeStamp"]) > (last_failure or killed_ms)]
+    recovered_s = (min(after) - killed_ms) / 1000 if after else None
+    print(json.dumps({"samples": len(rows), "failed_samples": len(failed),
+                      "failed_codes": dict(collections.Counter(r["responseCode"] for r in failed)),
+                      "jtl_commits": len(commits), "transactions": {k: v for k, v in t.items() if k != "commit_us"},
+                      "commit_ms_p99": t["commit_us"]["p99"] / 1000, "commit_ms_max": t["commit_us"]["max"] / 1000,
+                      "read_committed": int(committed or -1), "audit": audit, "first_commit_after_kill_s": recovered_s,
+                      "exit": int(exit_code), "seconds": int(seconds)}))
+    for r in failed[:3]:
+        print(f"  failed: {r['responseCode']}: {r['responseMessage'][:300]}")
+    problems = []
+    if int(exit_code) != 0 or len(rows) != 1800:
+        problems.append(f"JMeter exit {exit_code} after {len(rows)} of 1800 samples")
+    if int(seconds) > 150:
+        problems.append(f"the run took {seconds} s")
+    bad = [r for r in failed if not re.fullmatch(r"[A-Z][A-Z_]+", r["responseCode"]) or r["responseCode"] in
+           ("OK", "ABORTED") or len(r["responseMessage"]) < 30]
+    if bad:
+        problems.append(f"failed samples without a cause code and message: {bad[:2]}")
+    if not tail or any(r["success"] != "true" for r in tail):
+        problems.append(f"not all of the last {last_s} s's {len(tail)} samples are OK: the threads did not recover")
+    if not killed_ms < end - int(last_s) * 1000:
+        problems.append("the kill was not before the last seconds of the run")
+    if (t["committed"], t["aborted"], t["failed"]) != (len(commits), 0, len(failed)):
+        problems.append(f"summary committed/aborted/failed {t['committed']}/{t['aborted']}/{t['failed']}, the JTL "
+                        f"{len(commits)} commits, 0 aborted on purpose, {len(failed)} failed samples")
+    if not t["records_committed"] == t["committed"] * 50 == int(committed or -1) == audit.get("found"):
+        problems.append(f"records committed {t['records_committed']}, read_committed {committed}, audit found "
+                        f"{audit.get('found')}")
+    if (audit.get("missing"), audit.get("duplicates"), audit.get("found_unacked"), audit.get("complete")) != \
+            (0, 0, 0, True):
+        problems.append(f"the audit (read_committed): {audit}")
+    assert not problems, "; ".join(problems)
+
+
 def failover_published(folder):
     """scripts/experiment failover --quick: both settings measured, reliability lost nothing, the Markdown table, the
     chart and the link from index.html."""
@@ -98,4 +149,4 @@ def failover_published(folder):
 
 if __name__ == "__main__":
     jtl.run_checks({f.__name__: f for f in (figures, slow_consumer_plan, read_through_failover,
-                                            failover_published)}, "faults")
+                                            txn_coordinator_killed, failover_published)}, "faults")

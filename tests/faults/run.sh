@@ -11,24 +11,30 @@
 #   consumer failover: a slow group (3 threads, 2 records per sample, 30 ms think time, stop.on.empty) reads 3,000
 #                records of 6 partitions while the leader of partition 0, then the group's coordinator, is killed
 #                5 s in: it reads 3,000 of 3,000, every partition to its end offset, no failed sample
-# Starts the 3 nodes if they are not running, from empty data so the fresh-cluster case is real (and stops them at
 #   experiment: scripts/experiment failover --quick: for policy=capacity acks=1 and policy=reliability, the busiest
 #                partition's leader killed and restarted, the window, p99s, audit figures and time to full ISR reported
 #                (reliability: nothing lost, nothing failed-but-written); a kill command that fails and a 1-broker
 #                cluster (FAILOVER_SINGLE_BOOTSTRAP, default 127.0.0.1:9092) refused
+#   transaction coordinator: a transactional test (3 threads, 5 samples per transaction) while the coordinator of its
+#                first thread's transactional.id is killed and restarted: read_committed sees every committed record
+#                once and none of a failed transaction, each failed sample names its cause, the last 8 s are all OK
+# Starts the 3 nodes if they are not running, from empty data so the fresh-cluster case is real (and stops them at
 # the end if it started them). Needs a built jar. `tests/faults/run.sh consumer` runs only the consumer checks
-# (fresh and failover), `tests/faults/run.sh experiment` only the failover experiment's.
+# (fresh and failover), `tests/faults/run.sh experiment` only the failover experiment's, `tests/faults/run.sh
+# transactions` only the transaction coordinator's.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root" || exit 1
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$root/tests/lib/checks.sh"
+# shellcheck source=../transactions/plan.sh source-path=SCRIPTDIR
+source "$root/tests/transactions/plan.sh"
 verify() { python3 "$root/tests/faults/checks.py" "$@"; } # verify CHECK ARG...: one of tests/faults/checks.py
 
 suite_start=$SECONDS
 only="${1:-all}"
-[[ "$only" == all || "$only" == consumer || "$only" == experiment ]] ||
-  { echo "usage: tests/faults/run.sh [consumer|experiment]" >&2; exit 2; }
+[[ "$only" == all || "$only" == consumer || "$only" == experiment || "$only" == transactions ]] ||
+  { echo "usage: tests/faults/run.sh [consumer|experiment|transactions]" >&2; exit 2; }
 out="$root/target/faults"
 rm -rf "$out"
 mkdir -p "$out"
@@ -103,12 +109,12 @@ leader_killed_later() {
   kill_later "$leader" "$2" "$3" "$4"
 }
 
-# run_plan NAME ARGS...: the baseline plan against the cluster, timed; exit code and seconds in NAME.rc / NAME.secs.
+# [PLAN=FILE] run_plan NAME ARGS...: the baseline plan (or PLAN) against the cluster, timed; exit code and seconds in NAME.rc / NAME.secs.
 run_plan() {
   local name="$1"
   shift
   local start=$SECONDS
-  scripts/jmeter -n -t jmeter-plans/producer-baseline.jmx -l "$out/$name.jtl" -j "$out/$name.log" \
+  scripts/jmeter -n -t "${PLAN:-jmeter-plans/producer-baseline.jmx}" -l "$out/$name.jtl" -j "$out/$name.log" \
     -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
     -Jkafka.bootstrap="$bootstrap" -Jkafka.summary.file="$out/$name-summary.json" -Jtopic.create=false "$@" \
     >"$out/$name.out" 2>&1
@@ -249,6 +255,48 @@ read_back() {
   ((ok == tries))
 }
 
+# The node id coordinating transactional.id $1, as Kafka's own tool reports it (the id must have been initialised).
+txn_coordinator_of() {
+  scripts/kafka run org.apache.kafka.tools.TransactionsCommand --bootstrap-server "$bootstrap" describe \
+    --transactional-id "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'
+}
+
+# 6. The transaction coordinator killed mid-run: 3 threads x 20 samples/s of 10 records for 30 s, 5 samples per
+#    transaction, RF 3 (min.insync.replicas 2). 6 s after the first sample the coordinator of the first thread's
+#    transactional.id is killed (kill -9), and started again 8 s later. Transactions in flight may fail (the coordinator
+#    moves in about 9 s), but what read_committed shows must be exactly the committed ones, and the threads must go on.
+txn_coordinator() {
+  local topic="faults-txn-$RANDOM$RANDOM" prefix="faults-txn-$RANDOM" victim i
+  new_topic "$topic" || return 1
+  [[ -f "$out/transactional.jmx" ]] || transaction_plan "$out/transactional.jmx" || return 1
+  rm -f "$out/txn.jtl"
+  (
+    # The id exists once the first thread's producer has initialised its transactions (its first sample is in the JTL).
+    for ((i = 0; i < 360; i++)); do
+      [[ -f "$out/txn.jtl" && "$(wc -l <"$out/txn.jtl")" -ge 2 ]] && break
+      sleep 0.5
+    done
+    sleep 6
+    victim="$(txn_coordinator_of "$prefix-1")"
+    if [[ -z "$victim" ]]; then echo "no coordinator found for $prefix-1" >"$out/txn-kill.txt"; exit 1; fi
+    kill -9 "$(cat "$root/target/kafka/cluster/node$victim/kafka.pid")" 2>/dev/null
+    echo "node $victim (coordinator of $prefix-1) killed at $(date +%s.%N)" >"$out/txn-kill.txt"
+    sleep 8
+    KAFKA_START_TIMEOUT=180 scripts/kafka start --nodes 3 >>"$out/txn-kill.txt" 2>&1
+  ) &
+  killer=$!
+  PLAN="$out/transactional.jmx" run_plan txn -Jkafka.topic="$topic" -Jthreads=3 -Jloops=600 -Jtarget.rate=20 \
+    -Jmessages.per.sample=10 -Jrecord.size=100 -Jpolicy=reliability -Jacks=all -Jproducer.scope=thread -Jaudit=true \
+    -Jtimeout.ms= -Jlinger.ms= -Jtxn.prefix="$prefix" -Jtxn.samples=5
+  wait "$killer" || { cat "$out/txn-kill.txt"; return 1; }
+  head -n 1 "$out/txn-kill.txt"
+  local committed
+  committed="$(committed_count "$topic" "$bootstrap" read_committed 15000)"
+  find "$root" -maxdepth 1 -name 'hs_err_pid*.log' | grep . && { echo "a JVM crashed"; return 1; }
+  verify txn-coordinator-killed "$out/txn.jtl" "$out/txn-summary.json" "$committed" "$(cat "$out/txn.rc")" \
+    "$(cat "$out/txn.secs")" "$(sed -nE 's/.* killed at ([0-9.]+)$/\1/p' "$out/txn-kill.txt")" 8
+}
+
 # scripts/experiment failover --quick on this cluster, both settings.
 failover_experiment() {
   scripts/experiment failover --quick --out "$out/failover" >"$out/failover.out" 2>&1 ||
@@ -270,6 +318,13 @@ failover_refused() {
   ((rc == 2)) && grep -q "has 1 broker(s) .*a failover needs at least 3" "$out/failover-one.out"
 }
 
+if [[ "$only" == transactions ]]; then
+  check "transaction coordinator killed and restarted: read_committed = committed records, the threads recover" \
+    txn_coordinator
+  echo "faults time: $((SECONDS - suite_start)) s"
+  summary
+  exit
+fi
 if [[ "$only" == experiment ]]; then
   check "failover experiment --quick: both settings reported, reliability loses nothing" failover_experiment
   check "failover experiment: a failing kill command and a 1-broker cluster refused" failover_refused
@@ -291,6 +346,8 @@ fi
 check "reliability defaults, leader killed and restarted: JTL OK = acked = audit found = topic, 0 missing" reliability
 check "negative control (acks=1, batches, leader killed): the audit's figures match the topic" control
 check "audit read-back with one broker down: every try finds all messages" read_back
+check "transaction coordinator killed and restarted: read_committed = committed records, the threads recover" \
+  txn_coordinator
 check "failover experiment --quick: both settings reported, reliability loses nothing" failover_experiment
 check "failover experiment: a failing kill command and a 1-broker cluster refused" failover_refused
 echo "faults time: $((SECONDS - suite_start)) s"

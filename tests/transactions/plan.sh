@@ -8,11 +8,11 @@ transaction_plan() {
   grep -q 'name="transactionAbortPercent"' "$1"
 }
 
-# committed_count TOPIC BOOTSTRAP [ISOLATION]: the records a consumer with that isolation level (default
+# committed_count TOPIC BOOTSTRAP [ISOLATION [WAIT_MS]]: the records a consumer with that isolation level (default
 # read_committed) reads from TOPIC, counted by Kafka's own console consumer.
-# (30 s without a record ends it: on a loaded 2-core machine its first fetch alone took over 8 s.)
+# (WAIT_MS, default 30 s, without a record ends it: on a loaded 2-core machine its first fetch alone took over 8 s.)
 committed_count() {
   "$txn_root/scripts/kafka" run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$2" --topic "$1" \
-    --from-beginning --isolation-level "${3:-read_committed}" --timeout-ms 30000 2>&1 >/dev/null |
+    --from-beginning --isolation-level "${3:-read_committed}" --timeout-ms "${4:-30000}" 2>&1 >/dev/null |
     sed -n 's/^Processed a total of \([0-9]*\) messages$/\1/p'
 }
