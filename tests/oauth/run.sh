@@ -233,8 +233,8 @@ mtls_bad() {
 
 # The certificates the broker or the client refuse, made here with openssl: the broker's certificate checked
 # against another CA (unknown CA) and under an address it does not name (127.0.0.2, through tests/oauth/forward.py;
-# hostname verification is on by default), a client certificate of another CA (the broker refuses it), and client
-# certificates of the right CA that expired or are not valid yet. Each fails the first sample with what to change.
+# hostname verification is on by default), a client certificate of another CA (the broker refuses it), client
+# certificates of the right CA that expired or are not valid yet, and no client certificate at all. Each fails the first sample with what to change.
 mtls_refused_run() {
   local d="$out/certs" ca_key fpid
   ca_key="$(dirname "$KAFKA_CA_PEM")/ca.key"
@@ -265,6 +265,8 @@ mtls_refused_run() {
   bad_run tls-expired "$KAFKA_MTLS_BOOTSTRAP"
   q tls-future "${good[@]}" "ssl.certificate.location=$d/future.pem"
   bad_run tls-future "$KAFKA_MTLS_BOOTSTRAP"
+  q tls-no-cert security.protocol=SSL "ssl.ca.location=$KAFKA_CA_PEM"
+  bad_run tls-no-cert "$KAFKA_MTLS_BOOTSTRAP"
   python3 tests/oauth/forward.py 127.0.0.2 "$((BASE + 8))" "${KAFKA_MTLS_BOOTSTRAP%:*}" "${KAFKA_MTLS_BOOTSTRAP##*:}" \
     >"$out/forward-tls.log" 2>&1 &
   fpid=$!
@@ -285,6 +287,8 @@ mtls_refused_check() {
     "expired on Jan  2 00:00:00 2020 GMT" "use a renewed certificate" || return 1
   fails_fast tls-future 5 CONFIG_ERROR "ssl.certificate.location: the client certificate '$d/future.pem'" \
     "is not valid before Jan  1 00:00:00 2099 GMT" || return 1
+  fails_fast tls-no-cert 12 SSL "the broker requires a client certificate (its listener has ssl.client.auth=required) and got none" \
+    "set ssl.certificate.location and ssl.key.location" || return 1
   fails_fast tls-hostname 12 SSL "the broker's certificate does not name 127.0.0.2" \
     "hostname mismatch: it names DNS:localhost, IP:127.0.0.1" "ssl.endpoint.identification.algorithm=none"
 }
@@ -335,6 +339,6 @@ check "token of another audience: the broker refuses it, the sample says why" wr
 check "mTLS: client certificate with an encrypted key sends" mtls_good
 check "mTLS: key not matching the certificate, wrong key password, CA not PEM: each a clear setup error" mtls_bad
 check "token endpoint down mid-test: samples ok while the token lives, TOKEN_ERROR naming the endpoint once it expired, ok again when it is back" outage_check
-check "mTLS: unknown CA, client certificate the broker refuses, expired and not yet valid client certificate, hostname mismatch: each says what to change" mtls_refused_check
+check "mTLS: unknown CA, client certificate the broker refuses, expired and not yet valid client certificate, no client certificate, hostname mismatch: each says what to change" mtls_refused_check
 check "no secret or token in any JTL, log, stdout or summary" secret_scan
 summary

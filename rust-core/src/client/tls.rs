@@ -73,10 +73,7 @@ impl Files {
         let why = if said.contains("certificate verify failed") {
             broker_address(&said).and_then(|(host, port)| self.verify_broker(&host, port))
         } else if said.contains("alert certificate required") {
-            Some(
-                "the broker requires a client certificate (its listener has ssl.client.auth=required): set ssl.certificate.location and ssl.key.location"
-                    .to_string(),
-            )
+            Some(NO_CLIENT_CERTIFICATE.to_string())
         } else {
             CLIENT_CERTIFICATE_ALERTS.iter().find(|a| said.contains(*a)).map(|alert| self.refused_certificate(alert))
         };
@@ -87,13 +84,11 @@ impl Files {
     }
 
     fn refused_certificate(&self, alert: &str) -> String {
-        let (file, what) = match &self.certificate {
-            Some(file) => {
-                let what = read_certificate(file).map(|c| format!(" ({})", describe(&c))).unwrap_or_default();
-                (format!(" '{}'", clip(file)), what)
-            }
-            None => (String::new(), String::new()),
-        };
+        // A Kafka broker (Java's TLS) answers a missing client certificate with "bad certificate", not TLS 1.3's
+        // "certificate required": with none configured, the fix is to configure one.
+        let Some(file) = &self.certificate else { return NO_CLIENT_CERTIFICATE.to_string() };
+        let what = read_certificate(file).map(|c| format!(" ({})", describe(&c))).unwrap_or_default();
+        let file = format!(" '{}'", clip(file));
         format!(
             "the broker refused the client certificate (ssl.certificate.location{file}{what}; TLS {alert}): the broker \
              does not trust the CA that signed it, or finds it revoked or not made for client authentication; use a \
@@ -172,6 +167,9 @@ impl Files {
         })
     }
 }
+
+/// What to change when the broker wants a client certificate and the connection has none.
+const NO_CLIENT_CERTIFICATE: &str = "the broker requires a client certificate (its listener has ssl.client.auth=required) and got none: set ssl.certificate.location and ssl.key.location";
 
 /// The alerts (OpenSSL's words) a broker sends when it refuses the client's certificate.
 const CLIENT_CERTIFICATE_ALERTS: &[&str] = &[
