@@ -115,10 +115,18 @@ def txn_coordinator_killed(results, summary, committed, exit_code, seconds, kill
         problems.append(f"not all of the last {last_s} s's {len(tail)} samples are OK: the threads did not recover")
     if not killed_ms < end - int(last_s) * 1000:
         problems.append("the kill was not before the last seconds of the run")
-    if (t["committed"], t["aborted"], t["failed"]) != (len(commits), 0, len(failed)):
+    # A sample that began no transaction because the failed one before it could not be aborted yet is a failed
+    # sample, not a failed transaction.
+    waited = [r for r in failed if "no transaction begun: the previous, failed one is not aborted yet" in
+              r["responseMessage"]]
+    # At the end each thread commits the part of a transaction it began (a failure shifts where transactions end):
+    # a commit of the summary without a JTL row, at most one per thread.
+    if not (0 <= t["committed"] - len(commits) <= 3 and (t["aborted"], t["failed"]) == (0, len(failed) - len(waited))):
         problems.append(f"summary committed/aborted/failed {t['committed']}/{t['aborted']}/{t['failed']}, the JTL "
-                        f"{len(commits)} commits, 0 aborted on purpose, {len(failed)} failed samples")
-    if not t["records_committed"] == t["committed"] * 50 == int(committed or -1) == audit.get("found"):
+                        f"{len(commits)} commits, 0 aborted on purpose, {len(failed)} failed samples of which "
+                        f"{len(waited)} began no transaction")
+    if not (t["records_committed"] == int(committed or -1) == audit.get("found") and
+            t["records_committed"] <= t["committed"] * 50):
         problems.append(f"records committed {t['records_committed']}, read_committed {committed}, audit found "
                         f"{audit.get('found')}")
     if (audit.get("missing"), audit.get("duplicates"), audit.get("found_unacked"), audit.get("complete")) != \

@@ -265,6 +265,8 @@ txn_coordinator_of() {
 #    transaction, RF 3 (min.insync.replicas 2). 6 s after the first sample the coordinator of the first thread's
 #    transactional.id is killed (kill -9), and started again 8 s later. Transactions in flight may fail (the coordinator
 #    moves in about 9 s), but what read_committed shows must be exactly the committed ones, and the threads must go on.
+#    timeout.ms=5000, shorter than the move: samples and aborts time out while the coordinator is gone, and a
+#    thread must get past a timed-out abort (it retries it with its next samples) instead of failing to the end.
 txn_coordinator() {
   local topic="faults-txn-$RANDOM$RANDOM" prefix="faults-txn-$RANDOM" victim i
   new_topic "$topic" || return 1
@@ -287,7 +289,7 @@ txn_coordinator() {
   killer=$!
   PLAN="$out/transactional.jmx" run_plan txn -Jkafka.topic="$topic" -Jthreads=3 -Jloops=600 -Jtarget.rate=20 \
     -Jmessages.per.sample=10 -Jrecord.size=100 -Jpolicy=reliability -Jacks=all -Jproducer.scope=thread -Jaudit=true \
-    -Jtimeout.ms= -Jlinger.ms= -Jtxn.prefix="$prefix" -Jtxn.samples=5
+    -Jtimeout.ms=5000 -Jlinger.ms= -Jtxn.prefix="$prefix" -Jtxn.samples=5
   wait "$killer" || { cat "$out/txn-kill.txt"; return 1; }
   head -n 1 "$out/txn-kill.txt"
   local committed

@@ -150,6 +150,32 @@ impl KafkaProducer {
         }
     }
 
+    /// Aborts the open transaction within `timeout`. librdkafka's abort purges the transaction's outstanding
+    /// messages and then waits until their delivery reports are served; on this producer only the calling thread
+    /// serves them, and it is blocked in the abort, so a transaction that still had messages in flight (a sample
+    /// that failed on its timeout while a broker was gone) could never abort ("Failed to flush all outstanding
+    /// messages"). The purge is done first here and the reports served until none is left, then the abort is
+    /// called with the rest of the time.
+    pub(super) fn abort_transaction(&self, timeout: Duration) -> rdkafka::error::KafkaResult<()> {
+        let Inner::Served(s) = &self.inner else {
+            // The settings refuse transactional.id.prefix with producer.scope=test, so this is never reached.
+            return Err(KafkaError::Global(rdkafka::types::RDKafkaErrorCode::NotImplemented));
+        };
+        let deadline = Instant::now() + timeout;
+        if s.producer.in_flight_count() > 0 {
+            s.producer.purge(PurgeConfig::default().queue().inflight());
+            while s.producer.in_flight_count() > 0 {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                s.serve(left.min(Duration::from_millis(100)));
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+        s.producer.abort_transaction(left)
+    }
+
     /// A message that failed while the OAuth token endpoint is down says so ([`ProducerCtx::outage`]).
     pub(super) fn explain_unsent(&self, e: EngineError, sent: Instant) -> EngineError {
         self.client().context().outage(e, sent)

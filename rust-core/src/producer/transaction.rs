@@ -9,6 +9,7 @@
 //! at once with that cause instead of hanging.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -195,11 +196,24 @@ pub(super) struct Txn {
     aborted_on_purpose: u64,
     /// A fatal error: the producer cannot be used any more; every later sample fails with this.
     pub(super) dead: Option<EngineError>,
+    /// The producer is unusable but not fenced (an abort that timed out while the coordinator moved, or a fatal
+    /// error such as the broker's INVALID_TXN_STATE for it): the next sample first replaces it, as librdkafka says
+    /// to after a fatal error, so the thread goes on once the coordinator answers again.
+    replace_producer: bool,
 }
 
 impl Txn {
     pub(super) fn new(settings: TxnSettings) -> Txn {
-        Txn { settings, open: false, samples_in: 0, records_in: 0, ended: 0, aborted_on_purpose: 0, dead: None }
+        Txn {
+            settings,
+            open: false,
+            samples_in: 0,
+            records_in: 0,
+            ended: 0,
+            aborted_on_purpose: 0,
+            dead: None,
+            replace_producer: false,
+        }
     }
 
     /// Whether the transaction ending now is aborted on purpose: spread evenly, so that after n transactions
@@ -211,6 +225,16 @@ impl Txn {
             self.aborted_on_purpose += 1;
         }
         abort
+    }
+
+    /// After a fatal error, or an abort that failed: a fenced producer stays dead (another producer owns the
+    /// transactional.id now: taking it back would fence that one), any other is replaced by the next sample.
+    fn unusable(&mut self, err: &EngineError) {
+        if err.code == Code::Fenced {
+            self.dead = Some(err.clone());
+        } else {
+            self.replace_producer = true;
+        }
     }
 
     /// Forgets the transaction that just ended.
@@ -387,17 +411,36 @@ impl ProducerHandle {
         let count = self.settings.messages_per_sample;
         let timeout = self.settings.timeout;
         let id = transactional_id(&txn.settings.prefix, self.settings.thread_number);
-        let Some(producer) = self.producer.clone() else {
+        let Some(mut producer) = self.producer.clone() else {
             return SampleOutcome::unsent(count, EngineError::new(Code::Closed, "the producer is closed"));
         };
         if let Some(e) = &txn.dead {
             return SampleOutcome::unsent(count, e.clone());
         }
+        if txn.replace_producer {
+            // The failed transaction could not be aborted (the abort timed out while the coordinator moved; retried,
+            // the new coordinator answers INVALID_TXN_STATE). A new producer with the same transactional.id
+            // recovers: its init_transactions fences the old one, whose open transaction the coordinator aborts.
+            // Until it starts, samples fail unsent (the summary counted the failed transaction once, when it
+            // failed), with the reason in their message.
+            match super::shared::producer_for(&self.settings, &self.run) {
+                Ok(fresh) => {
+                    log::info!("transactional.id '{id}': a new producer took over after a failed abort");
+                    producer = Arc::clone(&fresh);
+                    self.producer = Some(fresh); // the old one is closed here (its messages purged)
+                    txn.replace_producer = false;
+                }
+                Err(mut err) => {
+                    err.message = format!("{ABORT_PENDING}: a new producer for it did not start: {}", err.message);
+                    return SampleOutcome::unsent(count, err);
+                }
+            }
+        }
         if !txn.open {
             if let Err(e) = producer.txn(|p| p.begin_transaction()) {
                 let (err, fatality) = explain(&e, "beginning a transaction", &id, timeout);
                 if fatality == Fatality::Fatal {
-                    txn.dead = Some(err.clone());
+                    txn.unusable(&err);
                 }
                 return SampleOutcome::unsent(count, err);
             }
@@ -420,7 +463,7 @@ impl ProducerHandle {
         }
         let records = txn.records_in;
         if txn.abort_next() {
-            let (result, took) = timed(|| producer.txn(|p| p.abort_transaction(timeout)));
+            let (result, took) = timed(|| producer.abort_transaction(timeout));
             outcome.elapsed += took;
             match result {
                 Ok(()) => {
@@ -452,7 +495,7 @@ impl ProducerHandle {
                 Err(e) => {
                     let (err, fatality) = explain(&e, "committing the transaction", &id, timeout);
                     let cause = if fatality == Fatality::Fatal {
-                        txn.dead = Some(err.clone());
+                        txn.unusable(&err);
                         self.count_failed(txn, records);
                         err
                     } else {
@@ -475,16 +518,15 @@ impl ProducerHandle {
     /// (the producer is then unusable: every later sample fails with it).
     fn abort_failed(&mut self, txn: &mut Txn, producer: &KafkaProducer, id: &str, records: u64) -> Option<EngineError> {
         let timeout = self.settings.timeout;
-        let result = if txn.dead.is_some() { Ok(()) } else { producer.txn(|p| p.abort_transaction(timeout)) };
+        let result = if txn.dead.is_some() { Ok(()) } else { producer.abort_transaction(timeout) };
         self.count_failed(txn, records);
         match result {
             Ok(()) => None,
             Err(e) => {
-                let (err, fatality) = explain(&e, "aborting the failed transaction", id, timeout);
-                // Fatal or not, a failed abort leaves the transaction in a state the next begin would refuse: the
-                // thread's later samples fail with this cause instead of trying.
-                let _ = fatality;
-                txn.dead = Some(err.clone());
+                let (err, _) = explain(&e, "aborting the failed transaction", id, timeout);
+                // Fatal or not (the coordinator gone, the abort timed out), the producer cannot begin another
+                // transaction: the next sample replaces it, unless it was fenced.
+                txn.unusable(&err);
                 Some(err)
             }
         }
@@ -519,13 +561,21 @@ impl ProducerHandle {
     pub(super) fn end_open_transaction(&mut self, stopped: bool) {
         let Some(mut txn) = self.txn.take() else { return };
         let Some(producer) = self.producer.clone() else { return };
+        if txn.replace_producer && txn.dead.is_none() {
+            // The failed transaction is counted already; without this the coordinator would abort it only after
+            // transaction.timeout.ms, and read_committed consumers would wait for it until then.
+            if let Err(e) = producer.abort_transaction(self.settings.timeout) {
+                log::warn!("the last failed transaction could not be aborted at close: {e}");
+            }
+            return;
+        }
         if !txn.open || txn.dead.is_some() {
             return;
         }
         let records = txn.records_in;
         let timeout = self.settings.timeout;
         if stopped {
-            let _ = producer.txn(|p| p.abort_transaction(timeout));
+            let _ = producer.abort_transaction(timeout);
             self.count_failed(&mut txn, records);
             log::warn!("the test was stopped within a transaction: it was aborted ({records} record(s) not visible)");
             return;
@@ -537,12 +587,16 @@ impl ProducerHandle {
                 let id = transactional_id(&txn.settings.prefix, self.settings.thread_number);
                 let (err, _) = explain(&e, "committing the last, partial transaction at close", &id, timeout);
                 log::warn!("{err}");
-                let _ = producer.txn(|p| p.abort_transaction(timeout));
+                let _ = producer.abort_transaction(timeout);
                 self.count_failed(&mut txn, records);
             }
         }
     }
 }
+
+/// How the message of a sample that began no transaction, because the failed one before it is not yet aborted,
+/// starts (the JTL's failed samples that are no failed transaction of the summary).
+const ABORT_PENDING: &str = "no transaction begun: the previous, failed one is not aborted yet";
 
 /// A sample whose messages were acknowledged but whose transaction did not commit: none of them counts as written.
 fn fail_all(outcome: &mut SampleOutcome, cause: EngineError) {
