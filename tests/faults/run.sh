@@ -266,9 +266,9 @@ txn_coordinator_of() {
 #    transactional.id is killed (kill -9), and started again 8 s later. Transactions in flight may fail (the coordinator
 #    moves in about 9 s), but what read_committed shows must be exactly the committed ones, and the threads must go on.
 #    timeout.ms=5000, shorter than the move: samples and aborts time out while the coordinator is gone, and a
-#    thread must get past a timed-out abort (it retries it with its next samples) instead of failing to the end.
+#    thread must get past a failed abort (its next sample starts a new producer) instead of failing to the end.
 txn_coordinator() {
-  local topic="faults-txn-$RANDOM$RANDOM" prefix="faults-txn-$RANDOM" victim i
+  local topic="faults-txn-$RANDOM$RANDOM" prefix="faults-txn-$RANDOM" victim i killer
   new_topic "$topic" || return 1
   [[ -f "$out/transactional.jmx" ]] || transaction_plan "$out/transactional.jmx" || return 1
   rm -f "$out/txn.jtl"

@@ -4,9 +4,10 @@
 //! the same prefix fences the previous run's producers (the broker bumps the epoch; the old producer's next
 //! transactional request fails with a fatal "fenced" error). `transaction.samples` samples make one transaction:
 //! the last of them commits (or, for `transaction.abort.percent` of the transactions, aborts on purpose) and its
-//! sample ends when the coordinator answered. A failed commit is aborted so the thread can go on; a fatal error
-//! (fenced, or any other librdkafka calls fatal) leaves the producer unusable, and the thread's later samples fail
-//! at once with that cause instead of hanging.
+//! sample ends when the coordinator answered. A failed commit is aborted so the thread can go on. When the abort
+//! fails too, or librdkafka reports another fatal error, the next sample replaces the producer (same
+//! transactional.id); a fenced producer stays unusable, and the thread's later samples fail at once with that cause
+//! instead of hanging.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -194,7 +195,8 @@ pub(super) struct Txn {
     ended: u64,
     /// Transactions aborted on purpose so far.
     aborted_on_purpose: u64,
-    /// A fatal error: the producer cannot be used any more; every later sample fails with this.
+    /// Fenced: the producer cannot be used any more (another one owns its transactional.id); every later sample
+    /// fails with this.
     pub(super) dead: Option<EngineError>,
     /// The producer is unusable but not fenced (an abort that timed out while the coordinator moved, or a fatal
     /// error such as the broker's INVALID_TXN_STATE for it): the next sample first replaces it, as librdkafka says
@@ -514,8 +516,8 @@ impl ProducerHandle {
         outcome
     }
 
-    /// Aborts the open transaction after a failure; returns the cause to report when the abort itself failed fatally
-    /// (the producer is then unusable: every later sample fails with it).
+    /// Aborts the open transaction after a failure; returns the cause to report when the abort itself failed (the
+    /// producer is then replaced by the next sample, or, fenced, every later sample fails with it).
     fn abort_failed(&mut self, txn: &mut Txn, producer: &KafkaProducer, id: &str, records: u64) -> Option<EngineError> {
         let timeout = self.settings.timeout;
         let result = if txn.dead.is_some() { Ok(()) } else { producer.abort_transaction(timeout) };
