@@ -151,12 +151,16 @@ fresh_group() {
 # abs(hashCode) % offsets.topic.num.partitions, 50 by default).
 coordinator_of() {
   local p
+  # Java's String.hashCode (over UTF-16 code units, signed 32 bits), then Kafka's Utils.abs: abs(MIN_VALUE) = 0.
+  # Masking with 0x7FFFFFFF instead would pick another partition for every name whose hash is negative.
   p="$(python3 -c '
 import sys
 h = 0
-for c in sys.argv[1].encode("utf-16-be").decode("utf-16-be"):
-    h = (31 * h + ord(c)) & 0xFFFFFFFF
-print((h & 0x7FFFFFFF) % 50)' "$1")"
+units = sys.argv[1].encode("utf-16-be")
+for i in range(0, len(units), 2):
+    h = (31 * h + int.from_bytes(units[i:i + 2], "big")) & 0xFFFFFFFF
+signed = h - (1 << 32) if h >= 1 << 31 else h
+print(0 if signed == -(1 << 31) else abs(signed) % 50)' "$1")"
   topics --describe --topic __consumer_offsets 2>/dev/null |
     sed -nE "s/.*Partition: ${p}[[:space:]].*Leader: ([0-9]+).*/\1/p" | head -n 1
 }
