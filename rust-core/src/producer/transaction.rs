@@ -564,10 +564,13 @@ impl ProducerHandle {
         let Some(mut txn) = self.txn.take() else { return };
         let Some(producer) = self.producer.clone() else { return };
         if txn.replace_producer && txn.dead.is_none() {
-            // The failed transaction is counted already; without this the coordinator would abort it only after
-            // transaction.timeout.ms, and read_committed consumers would wait for it until then.
-            if let Err(e) = producer.abort_transaction(self.settings.timeout) {
-                log::warn!("the last failed transaction could not be aborted at close: {e}");
+            // The failed transaction is counted already, and this producer's own abort of it failed. A new producer
+            // with the same transactional.id makes the coordinator abort it now (its init_transactions fences the
+            // old producer); without it the coordinator would abort it only after transaction.timeout.ms, and
+            // read_committed consumers would wait for it until then.
+            match super::shared::producer_for(&self.settings, &self.run) {
+                Ok(fresh) => self.producer = Some(fresh), // the old one is closed here
+                Err(e) => log::warn!("the last failed transaction could not be aborted at close: {e}"),
             }
             return;
         }
