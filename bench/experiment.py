@@ -23,7 +23,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRODUCER_PLAN = "jmeter-plans/producer-baseline.jmx"
 CONSUMER_PLAN = "jmeter-plans/consumer-throughput.jmx"
-CLUSTER_BOOTSTRAP = "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"
+CLUSTER_BOOTSTRAP = "127.0.0.1:19092,127.0.0.1:20092,127.0.0.1:21092"
 
 # Batch samples (several messages per sample, a little linger) so that the client can batch and the knob under test,
 # not one synchronous round trip per message, decides the throughput.

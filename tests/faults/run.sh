@@ -38,7 +38,7 @@ only="${1:-all}"
 out="$root/target/faults"
 rm -rf "$out"
 mkdir -p "$out"
-bootstrap="127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"
+bootstrap="127.0.0.1:19092,127.0.0.1:20092,127.0.0.1:21092"
 started=0
 if ! scripts/kafka status --nodes 3 >/dev/null 2>&1; then started=1; fi
 stop_cluster() { if [[ $started == 1 ]]; then scripts/kafka stop --nodes 3 >/dev/null 2>&1 || true; fi; }
