@@ -240,7 +240,8 @@ impl ConsumerCtx {
                     s.held
                 );
                 if s.awaiting.is_none() {
-                    let why = if s.held.is_empty() { ": no partition to read" } else { ": it gave up none and read on" };
+                    let why =
+                        if s.held.is_empty() { ": no partition to read" } else { ": it gave up none and read on" };
                     self.log_pause(c.number, c.took, why);
                 }
             }
