@@ -9,7 +9,8 @@
 //!
 //! Partitions are assigned statically by default (`assignment=all` or a list, split across the JMeter threads by
 //! thread number), so that starting or stopping threads never triggers a rebalance; `assignment=subscribe` joins
-//! the group instead, and every rebalance is logged with its duration ([`ConsumerCtx`]).
+//! the group instead, and every rebalance is counted and logged, its pause timed to the first record after the new
+//! assignment (`RebalanceState`) and the poll that ended it marked ([`PollOutcome::rebalance_ended`]).
 
 pub mod outcome;
 pub mod settings;
