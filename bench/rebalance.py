@@ -11,8 +11,8 @@ One JMeter run of jmeter-plans/consumer-rebalance.jmx per protocol, on a fresh t
 a steady rate, 3 consumer threads read from the start, 3 more join over a ramp, and one of the first leaves: it stops
 polling a second after the first join, and is out of the group once max.poll.interval.ms has passed. Per run:
 records/s per second (from the JTL), every rebalance each thread went through (from the engine's jmeter.log line
-"rebalance #N took X ms", timed from the revocation, or the subscription, to the new assignment), and the group's
-longest time without a record once it read its first.
+"rebalance #N took X ms", its pause: from the revocation, or the subscription, to the first record after the new
+assignment), and the group's longest time without a record once it read its first.
 """
 import argparse
 import csv
@@ -147,8 +147,8 @@ def render(args, results, out_dir, seconds):
           f"later (max.poll.interval.ms); bootstrap {args.bootstrap}; {seconds:.0f} s in all.", "",
           f"**{headline}.**", "",
           "A rebalance is one consumer thread's assignment changing after its first (that one, its join, is counted "
-          "apart); its pause is the engine's, from the revocation to the new assignment (0 ms for a thread whose "
-          "partitions were not revoked). The longest gap is the group's longest time without a record once it had "
+          "apart); its pause is the engine's, from the revocation to the first record after the new assignment "
+          "(0 ms for a thread that gave up no partition and read on). The longest gap is the group's longest time without a record once it had "
           "read its first.", "",
           "| protocol | joins | longest join ms | rebalances | total pause ms | max pause ms | longest gap ms (group) | "
           "records/s | records |",

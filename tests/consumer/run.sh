@@ -44,12 +44,12 @@ throughput() {
 # The KIP-848 group protocol: 3 threads join the group, the broker assigns the 6 partitions, every record is read
 # once (offsets committed after each sample, so a partition that moves is read on from where it was left), and a
 # drained thread leaves the group at once, so its partitions reach the others and every thread stops well before
-# the thread group's 120 s.
+# the thread group's 120 s. Each thread's pauses are in the summary, and the polls that followed them are marked.
 kip848() {
   run_plan kip848 jmeter-plans/consumer-throughput.jmx -Jkafka.topic="$prepared" -Jthreads=3 -Jassignment=subscribe \
     -Jgroup.protocol=consumer -Jcommit=sync -Jpoll.timeout.ms=2000 -Jduration=120 &&
     python3 tests/consumer/check.py "$out/kip848.jtl" --consumer-summary "$out/kip848-consumer.json" \
-      --records "$records" --rebalanced 2 --ended-within 60
+      --records "$records" --rebalanced 2 --pauses 3 --ended-within 60
 }
 
 # Producers, consumers and the lag monitor in one plan: every acked message consumed once, latency sane, lag 0.

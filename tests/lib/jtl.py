@@ -13,6 +13,7 @@ import argparse
 import collections
 import csv
 import json
+import re
 import sys
 
 # The first word of a failure line; a checker may name itself ("check failed: ...").
@@ -42,6 +43,38 @@ def summary(path):
     """One of the engine's JSON summaries."""
     with open(path) as f:
         return json.load(f)
+
+
+# A consume sample that ended a rebalance's pause: its response message ends "; after rebalance #N: paused X ms".
+REBALANCE_MARK = re.compile(r"; after rebalance #(\d+): paused (\d+) ms$")
+
+
+def rebalance_pauses(consumer_summary, consume_rows, threads, joined=None):
+    """What a user reads of a group's rebalances: the consumer summary's rebalance_pauses has one entry per member
+    (`threads` of them), each with max <= total and at least `joined` (default all) with count >= 1 (a join); the group's count and total are their
+    sums, its max the longest, its count the summary's rebalances; and the JTL marks between 1 and count consume
+    samples, none with a pause above the group's max. Returns (count, total ms, max ms, marked samples)."""
+    pauses = consumer_summary["rebalance_pauses"]
+    members = pauses["threads"]
+    if len(members) != threads:
+        fail(f"rebalance_pauses has {len(members)} threads, expected {threads}: {members}")
+    for t in members:
+        if t["max_ms"] > t["total_ms"]:
+            fail(f"thread {t['thread']}: {t['count']} rebalance(s), max {t['max_ms']} ms, total {t['total_ms']} ms")
+    if sum(t["count"] >= 1 for t in members) < (threads if joined is None else joined):
+        fail(f"fewer than {threads if joined is None else joined} threads were assigned partitions: {members}")
+    group = (sum(t["count"] for t in members), sum(t["total_ms"] for t in members), max(t["max_ms"] for t in members))
+    if (pauses["count"], pauses["total_ms"], pauses["max_ms"]) != group or pauses["count"] != consumer_summary["rebalances"]:
+        fail(f"the group's rebalance_pauses {pauses} do not add up to its threads' {group} "
+             f"(rebalances {consumer_summary['rebalances']})")
+    marks = [REBALANCE_MARK.search(r["responseMessage"]) for r in consume_rows]
+    marks = [int(m.group(2)) for m in marks if m]
+    if not 1 <= len(marks) <= pauses["count"]:
+        fail(f"{len(marks)} consume samples marked after a rebalance, expected 1 to {pauses['count']}")
+    # The JTL rounds to the ms what the summary truncates.
+    if max(marks) > pauses["max_ms"] + 1:
+        fail(f"a sample marked with a {max(marks)} ms pause, above the summary's max {pauses['max_ms']} ms")
+    return pauses["count"], pauses["total_ms"], pauses["max_ms"], len(marks)
 
 
 def need_sample_count(rows):

@@ -15,7 +15,9 @@ def published(folder):
     """The three protocols each read records in a group that grew past its first three members (all six joining
     is not asserted: in a --quick run beside another suite, the last joiner of the consumer protocol was seen
     still waiting for its assignment when the run ended) and counted rebalances and a max pause; the Markdown
-    table has one row per protocol with the same rebalance count; the chart and the link from index.html."""
+    table has one row per protocol with the same rebalance count; each run's consumer summary has the six members'
+    pauses adding up to the group's and its JTL marks the polls that followed a rebalance; the chart and the link
+    from index.html."""
     r = jtl.summary(os.path.join(folder, "consumer-rebalance.json"))
     rows = {p["protocol"]: p for p in r["protocols"]}
     assert sorted(rows) == ["classic", "consumer", "cooperative-sticky"], sorted(rows)
@@ -29,6 +31,11 @@ def published(folder):
     for p in rows.values():
         row = next(line for line in table if line.startswith(f"| {p['label']} |"))
         assert row.split(" | ")[3] == str(p["rebalances"]) and int(row.split(" | ")[3]) > 0, row
+        # What the tester reads of the same run: each member's pauses in the consumer summary, adding up to the
+        # group's, and the JTL rows of the polls that followed a rebalance marked.
+        summary = jtl.summary(p["jtl"][:-len(".jtl")] + "-consumer-summary.json")
+        consume = [s for s in jtl.rows(p["jtl"]) if s["label"].startswith("kafka-consume")]
+        jtl.rebalance_pauses(summary, consume, threads=6, joined=4)
     assert os.path.getsize(os.path.join(folder, "consumer-rebalance.png")) > 1000
     page = open(os.path.join(folder, "index.html")).read()
     assert "href='consumer-rebalance.md'" in page and "src='consumer-rebalance.png'" in page

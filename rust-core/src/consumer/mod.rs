@@ -9,13 +9,14 @@
 //!
 //! Partitions are assigned statically by default (`assignment=all` or a list, split across the JMeter threads by
 //! thread number), so that starting or stopping threads never triggers a rebalance; `assignment=subscribe` joins
-//! the group instead, and every rebalance is logged with its duration ([`ConsumerCtx`]).
+//! the group instead, and every rebalance is counted and logged, its pause timed to the first record after the new
+//! assignment (`RebalanceState`) and the poll that ended it marked ([`PollOutcome::rebalance_ended`]).
 
 pub mod outcome;
 pub mod settings;
 pub mod stats;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,7 +38,7 @@ use crate::run::report::Run;
 use crate::schema::RecordDecoder;
 use outcome::{check_content, check_schema, check_sequence, SampleAcc};
 use settings::{Assignment, Commit, ConsumerSettings};
-use stats::{ConsumerTotals, LatencySource, ReadTo};
+use stats::{ConsumerTotals, LatencySource, ReadTo, ThreadRebalances};
 /// Longest wait inside librdkafka between two checks for an interrupt.
 const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
 /// How long closing a group member may keep the JMeter thread: leaving the group, the last commit. librdkafka's
@@ -68,20 +69,126 @@ pub struct PollOutcome {
     pub rebalances: u64,
     /// Partitions this consumer holds now.
     pub assigned: u32,
+    /// A rebalance pause that ended in this sample (its first record after the new assignment, or an assignment
+    /// of no partition): the rebalance's number and the pause.
+    pub rebalance_ended: Option<(u64, Duration)>,
     /// Why the sample failed: a Kafka error, a failed check, EMPTY with `fail.on.empty`, INTERRUPTED.
     pub error: Option<EngineError>,
     /// `stop.on.empty`: this thread's partitions are drained, the JMeter thread should stop.
     pub stop_thread: bool,
 }
 
-/// Rebalance bookkeeping, written by librdkafka's rebalance callback (on the thread that polls).
+/// Rebalance bookkeeping, written by librdkafka's rebalance callback (on the thread that polls) and by the poll that
+/// gets the first record after an assignment.
+///
+/// A rebalance begins at the subscription or at a revocation (eager protocols revoke everything, cooperative-sticky
+/// and the consumer protocol only what moves) and is counted at the assignment that follows; its pause runs on to
+/// the first record after that assignment. An assignment with nothing revoked before it (an incremental protocol
+/// giving this thread more partitions) is counted with a pause of 0: the thread did not stop reading. A pause that
+/// no record ends (the new partitions hold nothing to read, another rebalance begins first, or the thread ends) is
+/// timed to its assignment; one whose assignment leaves the thread no partition ends there.
 #[derive(Debug, Default)]
 struct RebalanceState {
-    /// When the current rebalance began: the subscription, or the revocation of the previous assignment.
-    started: Option<Instant>,
+    /// The rebalance under way: when it began, and the partitions held then.
+    started: Option<(Instant, BTreeSet<i32>)>,
+    /// The counted rebalance whose pause waits for a record: its number, its start and its assignment.
+    awaiting: Option<Awaiting>,
+    /// Partitions held now.
+    held: BTreeSet<i32>,
     count: u64,
     total: Duration,
-    assigned: Vec<i32>,
+    max: Duration,
+    gained: u64,
+    lost: u64,
+    /// The last pause that ended, not yet reported by a sample: its rebalance's number and its length.
+    ended: Option<(u64, Duration)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Awaiting {
+    number: u64,
+    since: Instant,
+    assigned: Instant,
+}
+
+impl RebalanceState {
+    /// The subscription: the thread's first rebalance (its join) begins.
+    fn subscribed(&mut self, at: Instant) {
+        self.started = Some((at, self.held.clone()));
+    }
+
+    /// Partitions revoked (before librdkafka gives them up): a rebalance begins, unless one already has.
+    fn revoking(&mut self, at: Instant) {
+        // The last pause got no record before this rebalance: timed to its assignment, and no sample marked.
+        if let Some(a) = self.awaiting.take() {
+            self.end_pause(a.number, a.assigned - a.since, false);
+        }
+        if self.started.is_none() {
+            self.started = Some((at, self.held.clone()));
+        }
+    }
+
+    fn revoked(&mut self, partitions: &[i32]) {
+        for p in partitions {
+            self.held.remove(p);
+        }
+    }
+
+    /// Partitions assigned (eager protocols: all the thread holds; incremental ones: those added). Returns the
+    /// rebalance's number, its time so far and the partitions gained and lost, or None when nothing changed (an
+    /// incremental protocol assigning no partition to a thread that gave up none).
+    fn assigned(&mut self, partitions: &[i32], at: Instant) -> Option<Counted> {
+        let (since, was) = match self.started.take() {
+            Some(started) => started,
+            None if partitions.iter().all(|p| self.held.contains(p)) => return None,
+            None => (at, self.held.clone()),
+        };
+        self.held.extend(partitions.iter().copied());
+        let gained = self.held.difference(&was).count() as u64;
+        let lost = was.difference(&self.held).count() as u64;
+        self.count += 1;
+        self.gained += gained;
+        self.lost += lost;
+        if self.held.is_empty() || since == at {
+            self.end_pause(self.count, at - since, true);
+        } else {
+            self.awaiting = Some(Awaiting { number: self.count, since, assigned: at });
+        }
+        Some(Counted { number: self.count, took: at - since, gained, lost })
+    }
+
+    /// A record arrived: the pause that waited for it ends. Returns the rebalance's number and pause.
+    fn record_arrived(&mut self, at: Instant) -> Option<(u64, Duration)> {
+        let a = self.awaiting.take()?;
+        let pause = at.saturating_duration_since(a.since);
+        self.end_pause(a.number, pause, true);
+        Some((a.number, pause))
+    }
+
+    /// The thread ends: a pause still waiting for a record is timed to its assignment.
+    fn closing(&mut self) -> Option<(u64, Duration)> {
+        let a = self.awaiting.take()?;
+        self.end_pause(a.number, a.assigned - a.since, false);
+        Some((a.number, a.assigned - a.since))
+    }
+
+    /// Adds a pause to the totals; `mark`: the sample under way reports it (a record or the assignment ended it).
+    fn end_pause(&mut self, number: u64, pause: Duration, mark: bool) {
+        self.total += pause;
+        self.max = self.max.max(pause);
+        if mark {
+            self.ended = Some((number, pause));
+        }
+    }
+}
+
+/// A rebalance counted at its assignment.
+#[derive(Debug, PartialEq)]
+struct Counted {
+    number: u64,
+    took: Duration,
+    gained: u64,
+    lost: u64,
 }
 
 /// The consumer's context: the client hooks every client has, and rebalances timed and logged.
@@ -89,9 +196,20 @@ pub struct ConsumerCtx {
     client: ClientCtx,
     label: String,
     rebalance: Mutex<RebalanceState>,
+    /// A pause waits for the next record: the poll checks this flag per record and takes the lock only when set.
+    awaiting_record: AtomicBool,
 }
 
 impl ConsumerCtx {
+    fn new(label: String) -> ConsumerCtx {
+        ConsumerCtx {
+            client: ClientCtx::default(),
+            label,
+            rebalance: Mutex::default(),
+            awaiting_record: AtomicBool::new(false),
+        }
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, RebalanceState> {
         self.rebalance.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -99,7 +217,8 @@ impl ConsumerCtx {
     fn revoked(&self, rebalance: &Rebalance<'_>) {
         if let Rebalance::Revoke(tpl) = rebalance {
             let mut s = self.state();
-            s.started.get_or_insert_with(Instant::now);
+            s.revoking(Instant::now());
+            self.awaiting_record.store(false, Ordering::Relaxed);
             log::info!("{}: rebalance: partitions {:?} revoked", self.label, partitions_of(tpl));
         }
     }
@@ -108,21 +227,40 @@ impl ConsumerCtx {
         match rebalance {
             Rebalance::Assign(tpl) => {
                 let mut s = self.state();
-                let took = s.started.take().map_or(Duration::ZERO, |t| t.elapsed());
-                s.count += 1;
-                s.total += took;
-                s.assigned = partitions_of(tpl);
+                let assigned = partitions_of(tpl);
+                let Some(c) = s.assigned(&assigned, Instant::now()) else { return };
+                self.awaiting_record.store(s.awaiting.is_some(), Ordering::Relaxed);
                 log::info!(
-                    "{}: rebalance #{} took {} ms: partitions {:?} assigned",
+                    "{}: rebalance #{}: partitions {assigned:?} assigned {} ms after it began ({} gained, {} lost; \
+                     holds {:?})",
                     self.label,
-                    s.count,
-                    took.as_millis(),
-                    s.assigned
+                    c.number,
+                    c.took.as_millis(),
+                    c.gained,
+                    c.lost,
+                    s.held
                 );
+                if s.awaiting.is_none() {
+                    let why =
+                        if s.held.is_empty() { ": no partition to read" } else { ": it gave up none and read on" };
+                    self.log_pause(c.number, c.took, why);
+                }
             }
-            Rebalance::Revoke(_) => self.state().assigned.clear(),
+            Rebalance::Revoke(tpl) => self.state().revoked(&partitions_of(tpl)),
             Rebalance::Error(e) => log::warn!("{}: rebalance failed: {e}", self.label),
         }
+    }
+
+    /// A record arrived at `at`: ends the pause that waited for it, if one did.
+    fn record_arrived(&self, at: Instant) {
+        self.awaiting_record.store(false, Ordering::Relaxed);
+        if let Some((number, pause)) = self.state().record_arrived(at) {
+            self.log_pause(number, pause, " to the first record after the new assignment");
+        }
+    }
+
+    fn log_pause(&self, number: u64, pause: Duration, to: &str) {
+        log::info!("{}: rebalance #{number} took {} ms{to}", self.label, pause.as_millis());
     }
 }
 
@@ -199,14 +337,14 @@ impl ConsumerHandle {
         );
         let value_decoder = settings.value_decode.as_ref().map(RecordDecoder::new).transpose()?;
         let key_decoder = settings.key_decode.as_ref().map(RecordDecoder::new).transpose()?;
-        let ctx = ConsumerCtx { client: ClientCtx::default(), label: label.clone(), rebalance: Mutex::default() };
+        let ctx = ConsumerCtx::new(label.clone());
         let consumer: BaseConsumer<ConsumerCtx> = config::create(&settings.client, ctx, "consumer")?;
         let partitions = topic_partitions(&consumer, &settings)?;
         let mut static_partitions = Vec::new();
         let mut totals = ConsumerTotals::default();
         match &settings.assignment {
             Assignment::Subscribe => {
-                consumer.context().state().started = Some(Instant::now());
+                consumer.context().state().subscribed(Instant::now());
                 consumer.subscribe(&[&settings.topic]).map_err(|e| EngineError::from_kafka(&e))?;
                 log::info!("{label}: subscribed; the group coordinator assigns the partitions");
             }
@@ -298,6 +436,9 @@ impl ConsumerHandle {
             match consumer.poll(wait) {
                 Some(Ok(m)) => {
                     end = Instant::now();
+                    if consumer.context().awaiting_record.load(Ordering::Relaxed) {
+                        consumer.context().record_arrived(end);
+                    }
                     end_outage(&mut self.outage, &self.label, "a record arrived");
                     record(&m, end, &self.settings, &mut self.totals, &mut sample);
                     if self.settings.check_sequence {
@@ -422,12 +563,12 @@ impl ConsumerHandle {
             self.totals.failed_samples += 1;
             self.totals.record_error(&e.code);
         }
-        let (rebalances, assigned) = match (&self.consumer, &self.settings.assignment) {
+        let (rebalances, assigned, rebalance_ended) = match (&self.consumer, &self.settings.assignment) {
             (Some(c), Assignment::Subscribe) => {
-                let s = c.context().state();
-                (s.count, s.assigned.len() as u32)
+                let mut s = c.context().state();
+                (s.count, s.held.len() as u32, s.ended.take())
             }
-            _ => (0, self.static_partitions.len() as u32),
+            _ => (0, self.static_partitions.len() as u32, None),
         };
         if stop_thread && self.settings.assignment == Assignment::Subscribe && self.consumer.is_some() {
             // A drained member that stays in the group keeps its partitions from the others until the test ends
@@ -450,6 +591,7 @@ impl ConsumerHandle {
             check_failures: sample.check_failures,
             rebalances,
             assigned,
+            rebalance_ended,
             error,
             stop_thread,
         }
@@ -469,10 +611,23 @@ impl ConsumerHandle {
         }
         self.record_ends();
         let consumer = self.consumer.take().expect("checked above");
-        {
-            let s = consumer.context().state();
-            self.totals.rebalances = s.count;
-            self.totals.rebalance_time = s.total;
+        if self.settings.assignment == Assignment::Subscribe {
+            let mut s = consumer.context().state();
+            if let Some((number, pause)) = s.closing() {
+                log::info!(
+                    "{}: rebalance #{number} took {} ms to its assignment: no record came after it",
+                    self.label,
+                    pause.as_millis()
+                );
+            }
+            self.totals.record_rebalances(ThreadRebalances {
+                thread: format!("{}/{}", self.settings.thread_number, self.settings.thread_count),
+                count: s.count,
+                total: s.total,
+                max: s.max,
+                partitions_gained: s.gained,
+                partitions_lost: s.lost,
+            });
         }
         // Leaves the group (subscribe) and commits the last offsets (commit=auto) before returning.
         let close_note = close_bounded(consumer, self.settings.assignment == Assignment::Subscribe, &self.label);
@@ -483,14 +638,23 @@ impl ConsumerHandle {
         } else {
             String::new()
         };
+        let rebalance_note = match self.totals.threads.first() {
+            Some(t) => format!(
+                ", {} rebalance(s) pausing {} ms in all, at most {} ms, {} partition(s) gained, {} lost",
+                t.count,
+                t.total.as_millis(),
+                t.max.as_millis(),
+                t.partitions_gained,
+                t.partitions_lost
+            ),
+            None => String::new(),
+        };
         format!(
-            "closed: {} records in {} samples ({} empty, {} failed), {} rebalance(s) taking {} ms{transient_note}{commit_note}{close_note}",
+            "closed: {} records in {} samples ({} empty, {} failed){rebalance_note}{transient_note}{commit_note}{close_note}",
             self.totals.records,
             self.totals.samples,
             self.totals.empty_samples,
             self.totals.failed_samples,
-            self.totals.rebalances,
-            self.totals.rebalance_time.as_millis()
         )
     }
 
@@ -499,7 +663,7 @@ impl ConsumerHandle {
         match (&self.settings.assignment, &self.consumer) {
             (Assignment::Subscribe, Some(c)) => {
                 let s = c.context().state();
-                (s.count > 0).then(|| s.assigned.clone())
+                (s.count > 0).then(|| s.held.iter().copied().collect())
             }
             _ => Some(self.static_partitions.clone()),
         }
@@ -963,4 +1127,79 @@ fn consumer_error(e: &KafkaError, settings: &ConsumerSettings) -> EngineError {
         err.message = format!("topic '{}': {}", settings.topic, err.message);
     }
     err
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn an_eager_rebalance_pauses_from_the_revocation_to_the_first_record() {
+        let t0 = Instant::now();
+        let mut s = RebalanceState::default();
+        // The join: subscription at t0, assignment at 300 ms, first record at 450 ms.
+        s.subscribed(t0);
+        let join = s.assigned(&[0, 1, 2, 3], t0 + ms(300)).unwrap();
+        assert_eq!(join, Counted { number: 1, took: ms(300), gained: 4, lost: 0 });
+        assert_eq!(s.ended, None, "the pause runs on until a record");
+        assert_eq!(s.record_arrived(t0 + ms(450)), Some((1, ms(450))));
+        assert_eq!(s.record_arrived(t0 + ms(460)), None, "only the first record ends it");
+        // Eager: everything revoked at 1 s, 2 of 4 assigned back at 1.8 s, a record at 2.845 s.
+        s.revoking(t0 + ms(1000));
+        s.revoked(&[0, 1, 2, 3]);
+        let moved = s.assigned(&[0, 2], t0 + ms(1800)).unwrap();
+        assert_eq!(moved, Counted { number: 2, took: ms(800), gained: 0, lost: 2 });
+        assert_eq!(s.record_arrived(t0 + ms(2845)), Some((2, ms(1845))));
+        assert_eq!((s.count, s.total, s.max), (2, ms(2295), ms(1845)));
+        assert_eq!((s.gained, s.lost), (4, 2));
+        assert_eq!(s.ended, Some((2, ms(1845))), "the sample that got the record reports it");
+        assert_eq!(s.held.iter().copied().collect::<Vec<_>>(), vec![0, 2]);
+    }
+
+    #[test]
+    fn an_incremental_protocol_counts_what_changes() {
+        let t0 = Instant::now();
+        let mut s = RebalanceState::default();
+        s.subscribed(t0);
+        s.assigned(&[0, 1, 2], t0 + ms(100)).unwrap();
+        s.record_arrived(t0 + ms(120));
+        // Cooperative: only partition 2 is revoked; the follow-on assignment adds nothing.
+        s.revoking(t0 + ms(1000));
+        s.revoked(&[2]);
+        assert_eq!(s.assigned(&[], t0 + ms(1005)), Some(Counted { number: 2, took: ms(5), gained: 0, lost: 1 }));
+        assert_eq!(s.record_arrived(t0 + ms(1010)), Some((2, ms(10))));
+        // An assignment of nothing new with nothing revoked is no rebalance of this thread.
+        assert_eq!(s.assigned(&[], t0 + ms(2000)), None);
+        assert_eq!(s.assigned(&[1], t0 + ms(2000)), None);
+        // Gaining a partition without giving any up: counted, no pause, the sample marked at once.
+        assert_eq!(s.assigned(&[5], t0 + ms(3000)), Some(Counted { number: 3, took: ms(0), gained: 1, lost: 0 }));
+        assert_eq!(s.ended, Some((3, ms(0))));
+        assert!(s.awaiting.is_none());
+        assert_eq!((s.count, s.total, s.max, s.gained, s.lost), (3, ms(130), ms(120), 4, 1));
+    }
+
+    #[test]
+    fn a_pause_no_record_ends_is_timed_to_its_assignment() {
+        let t0 = Instant::now();
+        let mut s = RebalanceState::default();
+        s.subscribed(t0);
+        s.assigned(&[0], t0 + ms(200)).unwrap();
+        // Another rebalance before any record: the first pause ends at its assignment, no sample marked.
+        s.revoking(t0 + ms(5000));
+        assert_eq!((s.total, s.ended), (ms(200), None));
+        s.revoked(&[0]);
+        // Assigned nothing: nothing to wait for, the pause ends there and the sample is marked.
+        assert_eq!(s.assigned(&[], t0 + ms(5300)), Some(Counted { number: 2, took: ms(300), gained: 0, lost: 1 }));
+        assert_eq!(s.ended, Some((2, ms(300))));
+        s.ended = None;
+        // Assigned again, then the thread ends with no record: timed to the assignment.
+        s.revoking(t0 + ms(6000));
+        s.assigned(&[1], t0 + ms(6400)).unwrap();
+        assert_eq!(s.closing(), Some((3, ms(400))));
+        assert_eq!((s.count, s.total, s.max, s.ended), (3, ms(900), ms(400), None));
+    }
 }

@@ -63,8 +63,10 @@ pub struct ConsumerTotals {
     pub transient_errors: BTreeMap<String, u64>,
     /// Rebalances the handles went through.
     pub rebalances: u64,
-    /// Time this handle spent joining the group and rebalancing (0 with static assignment).
+    /// This handle's rebalance pauses in all (0 with static assignment); merged, the longest thread's.
     pub rebalance_time: Duration,
+    /// Each group member's rebalances (threads with `assignment=subscribe`), in the order they closed.
+    pub threads: Vec<ThreadRebalances>,
     /// Start of the first poll and time of the last record, as monotonic and wall-clock times.
     pub first_poll: Option<(Instant, SystemTime)>,
     /// Time of the last record read.
@@ -94,6 +96,7 @@ impl Default for ConsumerTotals {
             transient_errors: BTreeMap::new(),
             rebalances: 0,
             rebalance_time: Duration::ZERO,
+            threads: Vec::new(),
             first_poll: None,
             last_record: None,
             consumers: 0,
@@ -132,6 +135,13 @@ impl ConsumerTotals {
             }
         }
         self.last_record = Some((at, SystemTime::now()));
+    }
+
+    /// A group member's rebalances, at its close.
+    pub fn record_rebalances(&mut self, thread: ThreadRebalances) {
+        self.rebalances = thread.count;
+        self.rebalance_time = thread.total;
+        self.threads.push(thread);
     }
 
     /// A statically assigned partition: where reading starts and where the partition ended at that moment.
@@ -241,6 +251,7 @@ impl ConsumerTotals {
         }
         // Threads join and rebalance at the same time: the run's rebalance time is the longest of theirs.
         self.rebalance_time = self.rebalance_time.max(other.rebalance_time);
+        self.threads.extend(other.threads.iter().cloned());
         self.first_poll = earliest(self.first_poll, other.first_poll);
         self.last_record = latest(self.last_record, other.last_record);
         self.consumers += other.consumers.max(1);
@@ -322,6 +333,14 @@ impl ConsumerTotals {
             failed_samples: self.failed_samples,
             check_failures: self.check_failures,
             rebalances: self.rebalances,
+            rebalance_pauses: RebalancePauses {
+                count: self.threads.iter().map(|t| t.count).sum(),
+                total_ms: self.threads.iter().map(|t| millis(t.total)).sum(),
+                max_ms: self.threads.iter().map(|t| millis(t.max)).max().unwrap_or(0),
+                partitions_gained: self.threads.iter().map(|t| t.partitions_gained).sum(),
+                partitions_lost: self.threads.iter().map(|t| t.partitions_lost).sum(),
+                threads: self.threads.iter().map(ThreadPauses::of).collect(),
+            },
             errors: &self.errors,
             per_partition: &self.per_partition,
             partitions_at_start: self
@@ -379,6 +398,8 @@ pub struct Summary<'a> {
     failed_samples: u64,
     check_failures: u64,
     rebalances: u64,
+    /// The group members' rebalance pauses: all threads, then each.
+    rebalance_pauses: RebalancePauses,
     errors: &'a BTreeMap<String, u64>,
     per_partition: &'a BTreeMap<i32, u64>,
     /// Statically assigned partitions: first offset and end offset at the start, records read.
@@ -395,6 +416,63 @@ pub struct Summary<'a> {
     transient_errors: &'a BTreeMap<String, u64>,
     perf: Perf,
     e2e_latency_us: E2e,
+}
+
+/// One group member's rebalances: counted at each assignment that changed what it holds (its join included), each
+/// pause from the revocation (or the subscription) to the first record after the new assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadRebalances {
+    /// The thread's number in its thread group, as in the log lines: `2/3`.
+    pub thread: String,
+    /// Rebalances counted.
+    pub count: u64,
+    /// Their pauses in all, and the longest.
+    pub total: Duration,
+    /// The longest pause.
+    pub max: Duration,
+    /// Partitions this thread gained and lost over its rebalances (a partition revoked and assigned back is neither).
+    pub partitions_gained: u64,
+    /// Partitions lost.
+    pub partitions_lost: u64,
+}
+
+fn millis(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+/// The summary's `rebalance_pauses`: the group's figures (count and total summed, max the longest of any thread).
+#[derive(Serialize)]
+struct RebalancePauses {
+    count: u64,
+    total_ms: u64,
+    max_ms: u64,
+    partitions_gained: u64,
+    partitions_lost: u64,
+    threads: Vec<ThreadPauses>,
+}
+
+/// One thread in `rebalance_pauses.threads`.
+#[derive(Serialize)]
+struct ThreadPauses {
+    thread: String,
+    count: u64,
+    total_ms: u64,
+    max_ms: u64,
+    partitions_gained: u64,
+    partitions_lost: u64,
+}
+
+impl ThreadPauses {
+    fn of(t: &ThreadRebalances) -> ThreadPauses {
+        ThreadPauses {
+            thread: t.thread.clone(),
+            count: t.count,
+            total_ms: millis(t.total),
+            max_ms: millis(t.max),
+            partitions_gained: t.partitions_gained,
+            partitions_lost: t.partitions_lost,
+        }
+    }
 }
 
 /// How far a partition was read: the offset after the last record read (its position) and the end offset (high
@@ -592,6 +670,40 @@ mod tests {
         assert_eq!(json["unread_records"], 50);
         assert_eq!(json["partitions_at_end"][1]["read_offset"], 500);
         assert_eq!(json["transient_errors"]["BROKER_TRANSPORT_FAILURE"], 1);
+    }
+
+    #[test]
+    fn the_summary_has_each_members_pauses_and_the_groups() {
+        let thread = |n: &str, count, total, max, gained, lost| ThreadRebalances {
+            thread: n.to_string(),
+            count,
+            total: Duration::from_millis(total),
+            max: Duration::from_millis(max),
+            partitions_gained: gained,
+            partitions_lost: lost,
+        };
+        let mut run = ConsumerTotals::default();
+        for t in [thread("1/2", 3, 1200, 845, 6, 2), thread("2/2", 2, 300, 250, 4, 0)] {
+            let mut handle = ConsumerTotals::default();
+            handle.record_rebalances(t);
+            run.merge(&handle);
+        }
+        let json = serde_json::to_value(run.summary()).unwrap();
+        assert_eq!(json["rebalances"], 5);
+        assert_eq!(
+            json["rebalance_pauses"],
+            serde_json::json!({"count": 5, "total_ms": 1500, "max_ms": 845, "partitions_gained": 10,
+                "partitions_lost": 2, "threads": [
+                {"thread": "1/2", "count": 3, "total_ms": 1200, "max_ms": 845, "partitions_gained": 6,
+                    "partitions_lost": 2},
+                {"thread": "2/2", "count": 2, "total_ms": 300, "max_ms": 250, "partitions_gained": 4,
+                    "partitions_lost": 0}]})
+        );
+        // kafka-consumer-perf-test's rebalance.time.ms: threads pause together, the longest thread's total.
+        assert_eq!(json["perf"]["rebalance.time.ms"], 0, "no record read: no elapsed time to cover");
+        assert_eq!(run.rebalance_time, Duration::from_millis(1200));
+        let none = serde_json::to_value(ConsumerTotals::default().summary()).unwrap();
+        assert_eq!(none["rebalance_pauses"]["threads"], serde_json::json!([]));
     }
 
     #[test]

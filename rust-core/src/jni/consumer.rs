@@ -28,6 +28,9 @@ layout!(LAYOUT, slots(o: PollOutcome) {
     assigned_partitions => o.assigned,
     log_lines_waiting => logsink::pending(),
     stop_thread => o.stop_thread,
+    // The sample that ended a rebalance's pause: its number (0: none) and the pause, so that Java marks the sample.
+    rebalance_ended => o.rebalance_ended.map_or(0, |(n, _)| n),
+    rebalance_pause_micros => o.rebalance_ended.map_or(-1, |(_, d)| d.as_micros() as i64),
 });
 
 static_native! {
@@ -81,6 +84,7 @@ mod tests {
             check_failures: 8,
             rebalances: 9,
             assigned: 10,
+            rebalance_ended: Some((3, Duration::from_micros(845_000))),
             error: None,
             stop_thread: true,
         };
@@ -99,6 +103,8 @@ mod tests {
                 ("rebalances", 9),
                 ("assigned_partitions", 10),
                 ("stop_thread", 1),
+                ("rebalance_ended", 3),
+                ("rebalance_pause_micros", 845_000),
             ],
         );
         assert_eq!(LAYOUT[10], "log_lines_waiting");

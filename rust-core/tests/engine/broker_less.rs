@@ -4,6 +4,7 @@
 //! partition EOF events.
 
 use kafka_native::error::Code;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kafka_native::consumer::settings::parse_consumer;
@@ -120,6 +121,11 @@ fn produce(cluster: &Mock, topic: &str, samples: u32) -> u64 {
 
 /// A consumer of `group` on `topic` at the mock cluster, with the sampler's `extra` settings.
 fn consumer(cluster: &Mock, topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerHandle {
+    consumer_in(&Run::new(), cluster, topic, group, extra)
+}
+
+/// As [`consumer`], its statistics going to `run` at its close.
+fn consumer_in(run: &Arc<Run>, cluster: &Mock, topic: &str, group: &str, extra: &[(&str, &str)]) -> ConsumerHandle {
     let mut pairs = vec![
         ("bootstrap.servers".to_string(), cluster.bootstrap_servers()),
         ("topic".to_string(), topic.to_string()),
@@ -128,7 +134,7 @@ fn consumer(cluster: &Mock, topic: &str, group: &str, extra: &[(&str, &str)]) ->
     ];
     pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let settings = parse_consumer(&pairs).unwrap_or_else(|e| panic!("bad consumer settings: {e}"));
-    ConsumerHandle::open(settings, &Run::new()).unwrap_or_else(|e| panic!("the consumer opens on the mock: {e}"))
+    ConsumerHandle::open(settings, run).unwrap_or_else(|e| panic!("the consumer opens on the mock: {e}"))
 }
 
 /// Polls `c` until `done` holds for the last outcome (at most `limit`); every poll must succeed. Returns all the
@@ -158,9 +164,9 @@ fn after_all(n: u64) -> impl Fn(&PollOutcome) -> bool {
     }
 }
 
-/// The count in a close report's "N rebalance(s) taking" phrase.
+/// The count in a close report's "N rebalance(s) pausing" phrase.
 fn rebalances_in(report: &str) -> u64 {
-    let before = report.split(" rebalance(s) taking ").next().filter(|b| b.len() < report.len());
+    let before = report.split(" rebalance(s) pausing ").next().filter(|b| b.len() < report.len());
     let n = before.and_then(|b| b.rsplit(' ').next()).and_then(|n| n.parse().ok());
     n.unwrap_or_else(|| panic!("no rebalance count in the close report: {report}"))
 }
@@ -207,6 +213,40 @@ fn a_rebalance_is_counted_and_the_partitions_follow_the_group() {
     assert!(total > a.rebalances, "{:?} after {a:?}", last_few(&back));
     let report = first.close();
     assert!(report.starts_with("closed: 0 records in ") && rebalances_in(&report) >= total, "{report}");
+}
+
+#[test]
+fn the_join_pauses_until_the_first_record_and_the_summary_has_the_threads_pause() {
+    let c = cluster("pause", 4);
+    assert_eq!(produce(&c, "pause", 2), 20);
+    let run = Run::new();
+    let mut member = consumer_in(&run, &c, "pause", "g-pause", &FAST_GROUP);
+    let began = Instant::now();
+    let polls = poll_until(&mut member, Duration::from_secs(20), |o| o.records > 0);
+    let waited = began.elapsed();
+    // Only the poll that got the first record after the assignment ends the join's pause, and says so.
+    let first = polls.last().unwrap();
+    let (number, pause) = first.rebalance_ended.unwrap_or_else(|| panic!("not marked: {first:?}"));
+    assert_eq!(number, 1, "{first:?}");
+    assert!(pause > Duration::ZERO && pause <= waited + Duration::from_millis(50), "{pause:?} of {waited:?}");
+    assert!(polls[..polls.len() - 1].iter().all(|o| o.rebalance_ended.is_none()), "{polls:?}");
+    assert_eq!(member.poll().rebalance_ended, None, "the next poll is not marked");
+    let report = member.close();
+    let ms = pause.as_millis();
+    assert!(
+        report.contains(&format!(
+            ", 1 rebalance(s) pausing {ms} ms in all, at most {ms} ms, 4 partition(s) gained, 0 lost"
+        )),
+        "{report}"
+    );
+    let path = std::env::temp_dir().join(format!("kn-pause-summary-{}.json", std::process::id()));
+    run.consumer_report(Some(path.to_str().unwrap())).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let thread = serde_json::json!({"thread": "1/1", "count": 1, "total_ms": ms as u64, "max_ms": ms as u64,
+        "partitions_gained": 4, "partitions_lost": 0});
+    assert_eq!(summary["rebalance_pauses"]["threads"], serde_json::json!([thread]), "{summary}");
+    assert_eq!(summary["rebalance_pauses"]["max_ms"], ms as u64, "{summary}");
 }
 
 #[test]

@@ -181,7 +181,7 @@ fn subscribe_mode_joins_the_group_and_counts_the_rebalance() {
     let last = outcomes.last().unwrap();
     assert!(last.rebalances >= 1 && last.assigned == 2, "{last:?}");
     let report = c.close();
-    assert!(report.contains("1 rebalance(s)") || report.contains("rebalance(s) taking"), "{report}");
+    assert!(report.contains("1 rebalance(s)") || report.contains("rebalance(s) pausing"), "{report}");
 }
 
 #[test]

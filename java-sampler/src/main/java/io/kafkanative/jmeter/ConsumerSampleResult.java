@@ -8,6 +8,8 @@ import static io.kafkanative.jmeter.ResultLayout.Consumer.ELAPSED_MICROS;
 import static io.kafkanative.jmeter.ResultLayout.Consumer.OFFSET;
 import static io.kafkanative.jmeter.ResultLayout.Consumer.PARTITION;
 import static io.kafkanative.jmeter.ResultLayout.Consumer.REBALANCES;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.REBALANCE_ENDED;
+import static io.kafkanative.jmeter.ResultLayout.Consumer.REBALANCE_PAUSE_MICROS;
 import static io.kafkanative.jmeter.ResultLayout.Consumer.RECORDS;
 import static io.kafkanative.jmeter.ResultLayout.Consumer.STOP_THREAD;
 
@@ -20,7 +22,9 @@ import java.util.Locale;
  * <p>Sample count = records (at least 1, JMeter divides by it), bytes = their size, elapsed = the engine's poll
  * time, and JMeter's Latency column = the mean produce-to-consume latency of the sample's records (0 when none had
  * a send time), so JMeter's own graphs and dashboard show end-to-end latency. The verdict is the engine's; this
- * class only words it.
+ * class only words it. The sample that ended a rebalance's pause (its first record after the new assignment) has
+ * its response message end with {@code ; after rebalance #N: paused X ms}: the label stays the element's, so
+ * JMeter's reports keep one row per sampler.
  */
 public class ConsumerSampleResult extends KafkaSampleResult {
 
@@ -53,14 +57,17 @@ public class ConsumerSampleResult extends KafkaSampleResult {
                 + " e2e.mean.us=" + e2eMean + " e2e.max.us=" + out[E2E_MAX_MICROS]
                 + " rebalances=" + out[REBALANCES]
                 + " assigned=" + out[ASSIGNED_PARTITIONS];
+        String rebalance = out[REBALANCE_ENDED] == 0 ? ""
+                : "; after rebalance #" + out[REBALANCE_ENDED] + ": paused "
+                        + Math.round(out[REBALANCE_PAUSE_MICROS] / 1000.0) + " ms";
         if (error == null) {
             setSuccessful(true);
             if (records == 0) {
                 setResponseCode(Codes.EMPTY);
-                setResponseMessage("no record within " + pollTimeoutMs + " ms (poll.timeout.ms)");
+                setResponseMessage("no record within " + pollTimeoutMs + " ms (poll.timeout.ms)" + rebalance);
             } else {
                 setResponseCode("OK");
-                setResponseMessage(summary(out));
+                setResponseMessage(summary(out) + rebalance);
                 setResponseData(data, StandardCharsets.UTF_8.name());
             }
         } else {
@@ -68,7 +75,7 @@ public class ConsumerSampleResult extends KafkaSampleResult {
             setResponseCode(error.code());
             // CONTENT_MISMATCH's message counts the sample's records itself ("3 of 3 records do not contain ...").
             boolean selfContained = records == 0 || error.code().equals(Codes.CONTENT_MISMATCH);
-            setResponseMessage(selfContained ? error.message() : summary(out) + "; " + error.message());
+            setResponseMessage((selfContained ? error.message() : summary(out) + "; " + error.message()) + rebalance);
             setResponseData(data + "\n" + error.code() + ": " + error.message(), StandardCharsets.UTF_8.name());
         }
     }

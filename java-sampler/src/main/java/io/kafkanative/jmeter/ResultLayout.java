@@ -27,7 +27,8 @@ final class ResultLayout {
     static final class Consumer {
         static final int RECORDS = 0, BYTES = 1, ELAPSED_MICROS = 2, E2E_MEAN_MICROS = 3, E2E_MAX_MICROS = 4,
                 PARTITION = 5, OFFSET = 6, CHECK_FAILURES = 7, REBALANCES = 8, ASSIGNED_PARTITIONS = 9,
-                LOG_LINES_WAITING = 10, STOP_THREAD = 11, OUT_LENGTH = 12;
+                LOG_LINES_WAITING = 10, STOP_THREAD = 11, REBALANCE_ENDED = 12, REBALANCE_PAUSE_MICROS = 13,
+                OUT_LENGTH = 14;
 
         private Consumer() {
         }

@@ -47,6 +47,30 @@ class ConsumerAndLagSampleResultTest {
     }
 
     @Test
+    void thePollThatEndedARebalancePauseSaysSoAtTheEndOfItsMessage() {
+        long[] out = counters(3, 0);
+        out[ResultLayout.Consumer.REBALANCE_ENDED] = 2;
+        out[ResultLayout.Consumer.REBALANCE_PAUSE_MICROS] = 845_400;
+        ConsumerSampleResult result = new ConsumerSampleResult();
+        result.setSampleLabel("kafka-consume");
+        result.describePoll(START, null, out, 300);
+
+        assertEquals("3 records, end-to-end latency avg 2.50 ms, max 4.00 ms, last at partition 1, offset 41; "
+                + "after rebalance #2: paused 845 ms", result.getResponseMessage());
+        assertEquals("kafka-consume", result.getSampleLabel(), "the label stays the element's");
+
+        long[] empty = counters(0, 0);
+        empty[ResultLayout.Consumer.REBALANCE_ENDED] = 3;
+        empty[ResultLayout.Consumer.REBALANCE_PAUSE_MICROS] = 0;
+        ConsumerSampleResult nothing = new ConsumerSampleResult();
+        nothing.describePoll(START, null, empty, 300);
+        assertEquals("no record within 300 ms (poll.timeout.ms); after rebalance #3: paused 0 ms",
+                nothing.getResponseMessage());
+
+        assertFalse(poll(null, 3, 0).getResponseMessage().contains("rebalance"), "no rebalance ended: no mark");
+    }
+
+    @Test
     void sequenceErrorKeepsTheSamplesSummaryContentMismatchCountsItself() {
         ConsumerSampleResult sequence = poll(new EngineError("SEQUENCE_ERROR", "kn.seq went from 4 to 2"), 3, 0);
         assertFalse(sequence.isSuccessful());
@@ -105,6 +129,12 @@ class ConsumerAndLagSampleResultTest {
     }
 
     private static ConsumerSampleResult poll(EngineError error, long records, long stopThread) {
+        ConsumerSampleResult result = new ConsumerSampleResult();
+        result.describePoll(START, error, counters(records, stopThread), 300);
+        return result;
+    }
+
+    private static long[] counters(long records, long stopThread) {
         long[] out = new long[ResultLayout.Consumer.OUT_LENGTH];
         out[ResultLayout.Consumer.RECORDS] = records;
         out[ResultLayout.Consumer.BYTES] = 100 * records;
@@ -114,9 +144,7 @@ class ConsumerAndLagSampleResultTest {
         out[ResultLayout.Consumer.PARTITION] = records == 0 ? -1 : 1;
         out[ResultLayout.Consumer.OFFSET] = records == 0 ? -1 : 41;
         out[ResultLayout.Consumer.STOP_THREAD] = stopThread;
-        ConsumerSampleResult result = new ConsumerSampleResult();
-        result.describePoll(START, error, out, 300);
-        return result;
+        return out;
     }
 
     private static LagSampleResult lag(LagReading reading, long total, long growth, long growingWindows) {
