@@ -4,7 +4,11 @@
 //! the same prefix fences the previous run's producers (the broker bumps the epoch; the old producer's next
 //! transactional request fails with a fatal "fenced" error). `transaction.samples` samples make one transaction:
 //! the last of them commits (or, for `transaction.abort.percent` of the transactions, aborts on purpose) and its
-//! sample ends when the coordinator answered. A failed commit is aborted so the thread can go on. When the abort
+//! sample ends when the coordinator answered. A commit that gets no answer (its coordinator moving after a broker
+//! died) is called again until it is answered or `transaction.timeout.ms` has passed: the coordinator may have
+//! decided to commit already, and then completes the commit whatever the producer does next, so aborting it would
+//! report as failed records that read_committed consumers see. Past that wait its outcome is unknown and counted
+//! so (`in_doubt`). A commit refused by the coordinator is aborted so the thread can go on. When the abort
 //! fails too, or librdkafka reports another fatal error, the next sample replaces the producer (same
 //! transactional.id); a fenced producer stays unusable, and the thread's later samples fail at once with that cause
 //! instead of hanging.
@@ -301,6 +305,17 @@ pub(super) enum Fatality {
     Retriable,
 }
 
+/// How a commit did not end in a commit.
+pub(super) enum Commit {
+    /// The coordinator (or librdkafka) answered with an error: the transaction is not committed.
+    Refused(KafkaError),
+    /// No answer while the commit could still complete (see [`ProducerHandle::commit`]): the sample fails with this.
+    InDoubt(EngineError),
+}
+
+/// The shortest wait a commit call is given, so that the last try before `transaction.timeout.ms` is a real one.
+const COMMIT_SLICE_MIN: Duration = Duration::from_millis(100);
+
 /// The transaction counts of a handle (or of the run, merged).
 #[derive(Debug, Clone)]
 pub struct TxnTotals {
@@ -308,12 +323,18 @@ pub struct TxnTotals {
     pub committed: u64,
     /// Transactions aborted on purpose (`transaction.abort.percent`).
     pub aborted: u64,
-    /// Transactions whose commit failed.
+    /// Transactions whose commit failed (the coordinator refused it, or a message failed): none of their records
+    /// is visible.
     pub failed: u64,
+    /// Transactions whose commit got no answer within `transaction.timeout.ms` (or the test was stopped while it
+    /// waited): the coordinator may still complete them, so their records may become visible.
+    pub in_doubt: u64,
     /// Records in committed transactions.
     pub records_committed: u64,
     /// Records in aborted transactions.
     pub records_aborted: u64,
+    /// Records in transactions in doubt.
+    pub records_in_doubt: u64,
     /// Commit call to the coordinator's answer, in microseconds.
     pub commit_us: Histogram<u64>,
 }
@@ -324,8 +345,10 @@ impl Default for TxnTotals {
             committed: 0,
             aborted: 0,
             failed: 0,
+            in_doubt: 0,
             records_committed: 0,
             records_aborted: 0,
+            records_in_doubt: 0,
             commit_us: new_histogram(),
         }
     }
@@ -334,7 +357,7 @@ impl Default for TxnTotals {
 impl TxnTotals {
     /// Adds another handle's counts (on close).
     pub fn merge(&mut self, other: &TxnTotals) {
-        add_counters!(self, other: committed, aborted, failed, records_committed, records_aborted);
+        add_counters!(self, other: committed, aborted, failed, in_doubt, records_committed, records_aborted, records_in_doubt);
         let _ = self.commit_us.add(&other.commit_us);
     }
 
@@ -351,17 +374,27 @@ impl TxnTotals {
             committed: self.committed,
             aborted: self.aborted,
             failed: self.failed,
+            in_doubt: self.in_doubt,
             records_committed: self.records_committed,
             records_aborted: self.records_aborted,
+            records_in_doubt: self.records_in_doubt,
             commit_us: CommitTime { p50: h.value_at_quantile(0.50), p99: h.value_at_quantile(0.99), max: h.max() },
         }
     }
 
     /// The report's line about transactions.
     pub fn line(&self) -> String {
+        let doubt = if self.in_doubt > 0 {
+            format!(
+                ", {} in doubt ({} records: the commit got no answer; read_committed consumers may see them)",
+                self.in_doubt, self.records_in_doubt
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "transactions: {} committed ({} records), {} aborted on purpose or after a failure ({} records), {} failed; \
-             commit p50 {:.2} ms, p99 {:.2} ms",
+            "transactions: {} committed ({} records), {} aborted on purpose or after a failure ({} records), {} \
+             failed{doubt}; commit p50 {:.2} ms, p99 {:.2} ms",
             self.committed,
             self.records_committed,
             self.aborted,
@@ -379,8 +412,10 @@ pub struct TxnSummary {
     committed: u64,
     aborted: u64,
     failed: u64,
+    in_doubt: u64,
     records_committed: u64,
     records_aborted: u64,
+    records_in_doubt: u64,
     commit_us: CommitTime,
 }
 
@@ -486,7 +521,7 @@ impl ProducerHandle {
                 }
             }
         } else {
-            let (result, took) = timed(|| producer.txn(|p| p.commit_transaction(timeout)));
+            let (result, took) = timed(|| self.commit(&producer, txn, &id));
             outcome.elapsed += took;
             match result {
                 Ok(()) => {
@@ -494,7 +529,14 @@ impl ProducerHandle {
                     outcome.transaction = TxnEnd::Committed;
                     txn.ended();
                 }
-                Err(e) => {
+                Err(Commit::InDoubt(err)) => {
+                    // The producer is still inside that commit: it cannot begin another transaction. Its successor
+                    // (the next sample) makes the coordinator finish this one, one way or the other.
+                    txn.unusable(&err);
+                    self.count_in_doubt(txn, records);
+                    fail_all(&mut outcome, err);
+                }
+                Err(Commit::Refused(e)) => {
                     let (err, fatality) = explain(&e, "committing the transaction", &id, timeout);
                     let cause = if fatality == Fatality::Fatal {
                         txn.unusable(&err);
@@ -514,6 +556,68 @@ impl ProducerHandle {
         }
         self.last_end = Some(Instant::now());
         outcome
+    }
+
+    /// Commits the open transaction. A commit that times out is called again (librdkafka resumes the same commit)
+    /// until the coordinator answers, `transaction.timeout.ms` has passed since the commit began, or the test is
+    /// stopped; see the module's doc for why it is not aborted instead.
+    fn commit(&self, producer: &KafkaProducer, txn: &Txn, id: &str) -> Result<(), Commit> {
+        let timeout = self.settings.timeout;
+        let patience = Duration::from_millis(txn.settings.timeout_ms);
+        let start = Instant::now();
+        let mut attempts = 0u32;
+        loop {
+            let left = patience.saturating_sub(start.elapsed());
+            let e = match producer.txn(|p| p.commit_transaction(timeout.min(left).max(COMMIT_SLICE_MIN))) {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            };
+            attempts += 1;
+            let retriable = matches!(&e, KafkaError::Transaction(t) if t.is_retriable() && !t.is_fatal()
+                && !t.txn_requires_abort());
+            if !retriable {
+                return Err(Commit::Refused(e));
+            }
+            let waited = start.elapsed();
+            let stopped = std::mem::take(&mut self.slot.lock().interrupted);
+            if stopped || waited >= patience {
+                let (code, why) = if stopped {
+                    (Code::Interrupted, "the test was stopped while the commit waited for an answer".to_string())
+                } else {
+                    (
+                        Code::TxnTimedOut,
+                        format!(
+                            "the transaction coordinator did not answer the commit within transaction.timeout.ms \
+                             ({} ms, {attempts} tries)",
+                            patience.as_millis()
+                        ),
+                    )
+                };
+                return Err(Commit::InDoubt(EngineError::new(
+                    code,
+                    format!(
+                        "committing the transaction of '{id}': {why}; its outcome is unknown: the coordinator may \
+                         still complete it, and read_committed consumers may then see its {} record(s) ({e})",
+                        txn.records_in
+                    ),
+                )));
+            }
+            log::info!(
+                "transactional.id '{id}': the commit got no answer after {} ms; waiting on ({e})",
+                waited.as_millis()
+            );
+        }
+    }
+
+    fn count_in_doubt(&self, txn: &mut Txn, records: u64) {
+        let mut s = self.slot.lock();
+        if let Some(pending) = &mut s.txn_seqs {
+            pending.clear();
+        }
+        let t = s.totals.transactions.get_or_insert_with(TxnTotals::default);
+        t.in_doubt += 1;
+        t.records_in_doubt += records;
+        txn.ended();
     }
 
     /// Aborts the open transaction after a failure; returns the cause to report when the abort itself failed (the
@@ -585,11 +689,15 @@ impl ProducerHandle {
             log::warn!("the test was stopped within a transaction: it was aborted ({records} record(s) not visible)");
             return;
         }
-        let (result, took) = timed(|| producer.txn(|p| p.commit_transaction(timeout)));
+        let id = transactional_id(&txn.settings.prefix, self.settings.thread_number);
+        let (result, took) = timed(|| self.commit(&producer, &txn, &id));
         match result {
             Ok(()) => self.record_commit(took, records),
-            Err(e) => {
-                let id = transactional_id(&txn.settings.prefix, self.settings.thread_number);
+            Err(Commit::InDoubt(err)) => {
+                log::warn!("at close: {err}");
+                self.count_in_doubt(&mut txn, records);
+            }
+            Err(Commit::Refused(e)) => {
                 let (err, _) = explain(&e, "committing the last, partial transaction at close", &id, timeout);
                 log::warn!("{err}");
                 let _ = producer.abort_transaction(timeout);
