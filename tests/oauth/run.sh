@@ -4,8 +4,10 @@
 # (scripts/kafka --port-base OAUTH_PORT_BASE start --secure --oauth: token listeners checking audience and
 # issuer against Keycloak's keys, an mTLS listener, SCRAM for comparison). A long run must refresh its tokens
 # with no failed sample; each bad input fails one sample with a clear message within seconds; no secret appears
-# in any output. Needs a built jar (scripts/build). Starts Keycloak and the broker unless they run, and stops
-# what it started. OAUTH_LONG_SECONDS (default 110) is the long run's length: 2 refreshes need more than 96 s.
+# in any output. The schema registry (Apicurio with OIDC, scripts/registry --oidc, on ports OAUTH_PORT_BASE+9
+# and +10) takes bearer tokens of the same client. Needs a built jar (scripts/build). Starts Keycloak, the broker
+# and the registry unless they run, and stops what it started. OAUTH_LONG_SECONDS (default 110) is the long run's
+# length: 2 refreshes need more than 96 s.
 # The token endpoint's outage and the refused certificates run beside the long run, which mostly waits: they add
 # no time of their own.
 set -uo pipefail
