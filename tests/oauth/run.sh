@@ -4,8 +4,10 @@
 # (scripts/kafka --port-base OAUTH_PORT_BASE start --secure --oauth: token listeners checking audience and
 # issuer against Keycloak's keys, an mTLS listener, SCRAM for comparison). A long run must refresh its tokens
 # with no failed sample; each bad input fails one sample with a clear message within seconds; no secret appears
-# in any output. Needs a built jar (scripts/build). Starts Keycloak and the broker unless they run, and stops
-# what it started. OAUTH_LONG_SECONDS (default 110) is the long run's length: 2 refreshes need more than 96 s.
+# in any output. The schema registry (Apicurio with OIDC, scripts/registry --oidc, on ports OAUTH_PORT_BASE+9
+# and +10) takes bearer tokens of the same client. Needs a built jar (scripts/build). Starts Keycloak, the broker
+# and the registry unless they run, and stops what it started. OAUTH_LONG_SECONDS (default 110) is the long run's
+# length: 2 refreshes need more than 96 s.
 # The token endpoint's outage and the refused certificates run beside the long run, which mostly waits: they add
 # no time of their own.
 set -uo pipefail
@@ -19,8 +21,16 @@ LONG="${OAUTH_LONG_SECONDS:-110}"
 DIR="$root/target/kafka/base-$BASE/oauth"
 started_keycloak=0
 started_kafka=0
+# The schema registry with OIDC (Apicurio, its own ports and run files beside any shared registry)
+REG_URL="http://127.0.0.1:$((BASE + 9))/apis/ccompat/v7"
+registry() {
+  REGISTRY_PORT=$((BASE + 9)) REGISTRY_MANAGEMENT_PORT=$((BASE + 10)) REGISTRY_RUN_DIR="$root/target/registry/run-oauth-$BASE" \
+    scripts/registry "$@"
+}
+started_registry=0
 
 cleanup() {
+  if ((started_registry)); then registry stop >/dev/null 2>&1; fi
   if ((started_kafka)); then scripts/kafka --port-base "$BASE" stop >/dev/null 2>&1; fi
   if ((started_keycloak)); then scripts/keycloak stop >/dev/null 2>&1; fi
 }
@@ -293,6 +303,77 @@ mtls_refused_check() {
     "hostname mismatch: it names DNS:localhost, IP:127.0.0.1" "ssl.endpoint.identification.algorithm=none"
 }
 
+# The schema registry with a bearer token of the same OIDC client: Apicurio (scripts/registry --oidc) checks each
+# request's token against Keycloak's keys, issuer and audience (kafka-broker). The schema plan (producers, then a
+# consumer resolving the ids) with schema.registry.auth=oauthbearer: every record produced and decoded, one token
+# fetched for the registry and the Kafka clients together; a wrong client secret fails naming the registry and
+# Keycloak's 401; a token of another audience is refused by the registry itself (REGISTRY_AUTH_FAILED). Runs beside
+# the long run: the registry starts in a few seconds, the plans are short.
+registry_run() {
+  registry start --oidc "$KAFKA_OAUTH_ISSUER" --oidc-audience kafka-broker || return 1
+  local code topic="oauth-registry-$RANDOM$RANDOM" schemas="$root/tests/schema/schemas"
+  code="$(curl -s -o /dev/null -w '%{http_code}' "$REG_URL/subjects")"
+  [[ "$code" == 401 ]] || { echo "the registry answered HTTP $code to a request without a token, not 401"; return 1; }
+  echo "$topic" >"$out/registry.topic"
+  q registry-token "${OIDC[@]}" "$SECRET"
+  q registry-wrong "${OIDC[@]}" "sasl.oauthbearer.client.secret=not-the-secret-$$-registry"
+  q registry-audience "${OIDC[@]/#sasl.oauthbearer.client.id=*/sasl.oauthbearer.client.id=jmeter-wrong-audience}" \
+    sasl.oauthbearer.client.secret=wrong-audience-secret
+  # schema_plan NAME ARGS...: the schema plan against this registry with $out/NAME.properties
+  schema_plan() {
+    local name="$1"
+    shift
+    timeout 150 scripts/jmeter -n -t jmeter-plans/schema-avro.jmx -q "$out/$name.properties" -l "$out/$name.jtl" \
+      -j "$out/$name.log" -Jjmeter.save.saveservice.output_format=csv -Jjmeter.save.saveservice.sample_count=true \
+      -Jkafka.bootstrap="$KAFKA_OAUTH_BOOTSTRAP" -Jschema.registry.url="$REG_URL" -Jschema.registry.auth=oauthbearer \
+      -Jschema.file="$schemas/order.avsc" -Jschema.rules.file="$schemas/order.rules" -Jtopic.partitions=1 \
+      -Jkafka.summary.file="$out/$name-producer.json" -Jkafka.consumer.summary.file="$out/$name-consumer.json" \
+      "$@" >"$out/$name.out" 2>&1
+  }
+  schema_plan registry-token -Jkafka.topic="$topic" -Jproducers=2 -Jloops=10 -Jmessages.per.sample=5 -Jconsumers=1
+  # no consumers: they would fail alike, sample after sample
+  schema_plan registry-wrong -Jkafka.topic="$topic-wrong" -Jproducers=1 -Jloops=3 -Jconsumers=0
+  schema_plan registry-audience -Jkafka.topic="$topic-audience" -Jproducers=1 -Jloops=3 -Jconsumers=0
+}
+
+registry_check() {
+  wait "${bg_pid[registry_run]}" || { cat "$out/registry_run.bg"; return 1; }
+  cat "$out/registry_run.bg"
+  python3 tests/schema/jtl_check.py "$out/registry-token.jtl" --produced 100 --consumed 100 || return 1
+  python3 - "$out/registry-token-producer.json" <<'PY' || return 1
+import json, sys
+oauth = json.load(open(sys.argv[1])).get("oauth") or {}
+if oauth.get("tokens_fetched") != 1:
+    sys.exit(f"expected one token for the registry and the Kafka clients, the summary says {oauth}")
+print(f"one token served the registry and the Kafka clients: {oauth}")
+PY
+  local auth
+  auth="Authorization: Bearer $(curl -s -d grant_type=client_credentials -d client_id="$KAFKA_OAUTH_CLIENT_ID" \
+    -d client_secret="$KAFKA_OAUTH_CLIENT_SECRET" "$KAFKA_OAUTH_TOKEN_URL" | python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')"
+  curl -sf -H "$auth" "$REG_URL/subjects" | grep -q "\"$(cat "$out/registry.topic")-value\"" ||
+    { echo "the registry does not list the subject $(cat "$out/registry.topic")-value"; return 1; }
+  python3 tests/schema/jtl_check.py "$out/registry-wrong.jtl" --produced 0 --producer-code AUTHENTICATION || return 1
+  jtl_message_has "$out/registry-wrong.jtl" "no token for the schema registry at $REG_URL (schema.registry.auth=oauthbearer, client jmeter-load)" \
+    "refused client jmeter-load" "(HTTP 401)" "check sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret" || return 1
+  python3 tests/schema/jtl_check.py "$out/registry-audience.jtl" --produced 0 --producer-code REGISTRY_AUTH_FAILED || return 1
+  jtl_message_has "$out/registry-audience.jtl" "the schema registry at $REG_URL refused the request (HTTP 401)" \
+    "the registry did not accept the bearer token of client jmeter-wrong-audience"
+}
+
+# jtl_message_has JTL WORD...: the first failed row's message holds every WORD.
+jtl_message_has() {
+  python3 - "$@" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["success"] == "false"]
+if not rows:
+    sys.exit("no failed row")
+message = rows[0]["responseMessage"]
+missing = [w for w in sys.argv[2:] if w not in message]
+if missing:
+    sys.exit(f"the message lacks {missing}: {message}")
+PY
+}
+
 # No secret, key password or token in any output of the suite (the -q files hold them, and are not outputs).
 secret_scan() {
   local files
@@ -313,6 +394,7 @@ background() {
   bg_pid[$1]=$!
 }
 
+registry status >/dev/null 2>&1 || started_registry=1
 # OAUTH_CHECKS="wrong_secret mtls_bad ..." runs only those (while working on one; outage_check and
 # mtls_refused_check start their runs themselves then).
 if [[ -n "${OAUTH_CHECKS:-}" ]]; then
@@ -325,6 +407,7 @@ if [[ -n "${OAUTH_CHECKS:-}" ]]; then
 fi
 background outage_run
 background mtls_refused_run
+background registry_run
 check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers" long_run
 check "OIDC over SASL_SSL; time to the first acknowledged sample, OIDC against SCRAM" first_ack
 check "producers, consumers, lag monitor and audit in one plan, all on tokens" end_to_end
@@ -340,5 +423,6 @@ check "mTLS: client certificate with an encrypted key sends" mtls_good
 check "mTLS: key not matching the certificate, wrong key password, CA not PEM: each a clear setup error" mtls_bad
 check "token endpoint down mid-test: samples ok while the token lives, TOKEN_ERROR naming the endpoint once it expired, ok again when it is back" outage_check
 check "mTLS: unknown CA, client certificate the broker refuses, expired and not yet valid client certificate, no client certificate, hostname mismatch: each says what to change" mtls_refused_check
+check "schema registry with a bearer token of the same OIDC client: records produced and decoded, one token; wrong secret and refused token each say so" registry_check
 check "no secret or token in any JTL, log, stdout or summary" secret_scan
 summary

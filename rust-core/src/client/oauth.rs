@@ -64,6 +64,18 @@ impl std::fmt::Debug for Oidc {
     }
 }
 
+impl Oidc {
+    /// The client id (shown in messages; the secret never is).
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
+    /// The token endpoint as shown in messages (without user information).
+    pub fn shown_url(&self) -> String {
+        shown_url(&self.url)
+    }
+}
+
 /// Takes the OIDC settings out of a client's properties: the properties for librdkafka, and the OIDC settings when
 /// `sasl.oauthbearer.method=oidc`. Contradictions and gaps are refused with what to set.
 pub fn split(props: &BTreeMap<String, String>) -> Result<(BTreeMap<String, String>, Option<Oidc>), EngineError> {

@@ -144,8 +144,10 @@ pub fn parse_consumer(pairs: &[(String, String)]) -> Result<ConsumerSettings, En
     check_protocol(&client)?;
     consumer_defaults(&mut client, commit);
     librdkafka_conf::validate(&client, &candidates(&own_keys))?;
-    let value_decode = DecoderSettings::parse(&sampler, Role::Value)?;
-    let key_decode = DecoderSettings::parse(&sampler, Role::Key)?;
+    // schema.registry.auth=oauthbearer takes its token from the connection's OIDC client
+    let schema = crate::schema::with_connection(&sampler, &client);
+    let value_decode = DecoderSettings::parse(&schema, Role::Value)?;
+    let key_decode = DecoderSettings::parse(&schema, Role::Key)?;
     if let Some(ms) = client.get("session.timeout.ms").and_then(|v| v.parse::<u64>().ok()) {
         // The broker refuses the group join with only "Broker: Invalid session timeout".
         if assignment == Assignment::Subscribe && !(6_000..=1_800_000).contains(&ms) {

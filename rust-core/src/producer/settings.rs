@@ -265,8 +265,10 @@ pub fn parse(pairs: &[(String, String)]) -> Result<ProducerSettings, EngineError
         },
     };
     let thread_number = number(&sampler, "thread.number", 0, 0, u32::MAX as i64)? as u32;
-    let value = ValueSpec::parse(&sampler)?;
-    let key = KeySpec::parse(&sampler)?;
+    // schema.registry.auth=oauthbearer takes its token from the connection's OIDC client
+    let schema = crate::schema::with_connection(&sampler, &client);
+    let value = ValueSpec::parse(&schema)?;
+    let key = KeySpec::parse(&schema)?;
     Ok(ProducerSettings {
         topic,
         timeout: Duration::from_millis(timeout_ms),

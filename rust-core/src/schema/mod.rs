@@ -19,6 +19,8 @@
 //! | `schema.registry.url` | Confluent-compatible API, e.g. `http://host:8081/apis/ccompat/v7` |
 //! | `schema.registry.username` / `.password` | basic authentication |
 //! | `schema.registry.ssl.ca.location` | PEM file of the CA that signed the registry's certificate |
+//! | `schema.registry.ssl.certificate.location` / `.key.location` / `.key.password` | client certificate (mTLS) |
+//! | `schema.registry.auth` | `basic` (username/password) or `oauthbearer` (token of the Kafka connection's OIDC client) |
 //! | `auto.register.schemas` | `true` (default): register file schemas; `false`: they must be registered |
 //! | `schema.registry.timeout.ms` | per request, default 10000 |
 //! | consumer: `value.decode` | `avro`, `json-schema`, `protobuf` or `none` (default) |
@@ -70,6 +72,10 @@ pub const PRODUCER_KEYS: &[&str] = &[
     "schema.registry.username",
     "schema.registry.password",
     "schema.registry.ssl.ca.location",
+    "schema.registry.ssl.certificate.location",
+    "schema.registry.ssl.key.location",
+    "schema.registry.ssl.key.password",
+    "schema.registry.auth",
     "schema.registry.timeout.ms",
     "auto.register.schemas",
 ];
@@ -90,6 +96,10 @@ pub const CONSUMER_KEYS: &[&str] = &[
     "schema.registry.username",
     "schema.registry.password",
     "schema.registry.ssl.ca.location",
+    "schema.registry.ssl.certificate.location",
+    "schema.registry.ssl.key.location",
+    "schema.registry.ssl.key.password",
+    "schema.registry.auth",
     "schema.registry.timeout.ms",
 ];
 
@@ -239,13 +249,98 @@ pub fn registry_config(s: &BTreeMap<&str, &str>) -> Result<Option<RegistryConfig
             ))
         })?,
     };
+    let username = get(s, "schema.registry.username").map(str::to_string);
+    let oauth = match get(s, "schema.registry.auth") {
+        None => None,
+        Some(a) if a.eq_ignore_ascii_case("basic") => {
+            if username.is_none() && !url.contains('@') {
+                return Err(EngineError::config(
+                    "schema.registry.auth=basic needs schema.registry.username (and schema.registry.password)",
+                ));
+            }
+            None
+        }
+        Some(a) if a.eq_ignore_ascii_case("oauthbearer") => {
+            if username.is_some() {
+                return Err(EngineError::config(
+                    "schema.registry.auth=oauthbearer sends a bearer token, schema.registry.username basic \
+                     authentication: leave schema.registry.username and schema.registry.password empty, or set \
+                     schema.registry.auth=basic",
+                ));
+            }
+            Some(connection_oidc(s)?)
+        }
+        Some(other) => {
+            return Err(EngineError::config(format!(
+                "schema.registry.auth: '{}' is not valid; use basic (schema.registry.username and \
+                 schema.registry.password) or oauthbearer (a token of the Kafka connection's OIDC client)",
+                crate::echo::clip(other)
+            )))
+        }
+    };
+    let certificate = get(s, "schema.registry.ssl.certificate.location").map(str::to_string);
+    let key = get(s, "schema.registry.ssl.key.location").map(str::to_string);
+    match (&certificate, &key) {
+        (Some(_), None) => {
+            return Err(EngineError::config(
+                "schema.registry.ssl.certificate.location is set without schema.registry.ssl.key.location: a client \
+                 certificate needs its private key (PEM)",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(EngineError::config(
+                "schema.registry.ssl.key.location is set without schema.registry.ssl.certificate.location: a client \
+                 key needs its certificate (PEM)",
+            ))
+        }
+        _ => {}
+    }
     Ok(Some(RegistryConfig {
         url: url.to_string(),
-        username: get(s, "schema.registry.username").map(str::to_string),
+        username,
         password: s.get("schema.registry.password").filter(|p| !p.is_empty()).map(|p| p.to_string()),
         ca_file: get(s, "schema.registry.ssl.ca.location").map(str::to_string),
+        certificate,
+        key,
+        key_password: s.get("schema.registry.ssl.key.password").filter(|p| !p.is_empty()).map(|p| p.to_string()),
+        oauth,
         timeout: Duration::from_millis(timeout_ms),
     }))
+}
+
+/// The Kafka connection's settings that `schema.registry.auth=oauthbearer` reads: its OIDC client.
+const CONNECTION_OIDC_KEYS: &[&str] = &["sasl.mechanism", "sasl.mechanisms"];
+
+/// The sampler's settings with the Kafka connection's OIDC client settings (from the client properties) added:
+/// `schema.registry.auth=oauthbearer` takes its token from the same client, and the same token source.
+pub fn with_connection<'a>(
+    sampler: &BTreeMap<&'a str, &'a str>,
+    client: &'a BTreeMap<String, String>,
+) -> BTreeMap<&'a str, &'a str> {
+    let mut s = sampler.clone();
+    for (k, v) in client {
+        if crate::client::oauth::KEYS.contains(&k.as_str()) || CONNECTION_OIDC_KEYS.contains(&k.as_str()) {
+            s.entry(k.as_str()).or_insert(v.as_str());
+        }
+    }
+    s
+}
+
+/// The Kafka connection's OIDC client, for `schema.registry.auth=oauthbearer`.
+fn connection_oidc(s: &BTreeMap<&str, &str>) -> Result<crate::client::oauth::Oidc, EngineError> {
+    let props: BTreeMap<String, String> = s
+        .iter()
+        .filter(|(k, _)| crate::client::oauth::KEYS.contains(k) || CONNECTION_OIDC_KEYS.contains(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    match crate::client::oauth::split(&props)? {
+        (_, Some(oidc)) => Ok(oidc),
+        (_, None) => Err(EngineError::config(
+            "schema.registry.auth=oauthbearer takes its token from the Kafka connection's OIDC client: set \
+             sasl.mechanism=OAUTHBEARER, sasl.oauthbearer.method=oidc, sasl.oauthbearer.token.endpoint.url, \
+             sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret (the Kafka Connection's OAuth fields)",
+        )),
+    }
 }
 
 fn parse_bool(s: &BTreeMap<&str, &str>, key: &str, default: bool) -> Result<bool, EngineError> {

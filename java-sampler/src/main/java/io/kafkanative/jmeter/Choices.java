@@ -30,6 +30,8 @@ final class Choices {
     /** Subject naming of file schemas; the engine also takes Confluent's class names (TopicNameStrategy, ...). */
     static final List<String> SUBJECT_NAME_STRATEGY = List.of("topic", "record", "topic-record");
     static final List<String> SCHEMA_FRAMING = List.of("registry", "none");
+    /** How the registry is authenticated to: basic (username/password) or a token of the connection's OIDC client. */
+    static final List<String> REGISTRY_AUTH = List.of("basic", "oauthbearer");
     /** The consumer's decoding of what it reads. */
     static final List<String> DECODE = List.of("none", "avro", "json-schema", "protobuf");
     static final List<String> SASL_MECHANISM = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");

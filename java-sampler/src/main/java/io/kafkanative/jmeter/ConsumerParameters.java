@@ -46,6 +46,10 @@ final class ConsumerParameters {
             parameter("schema.registry.username", ""),
             parameter("schema.registry.password", ""),
             parameter("schema.registry.ssl.ca.location", ""),
+            parameter("schema.registry.auth", ""),    // blank/basic | oauthbearer: the connection's OIDC token
+            parameter("schema.registry.ssl.certificate.location", ""), // mTLS to the registry
+            parameter("schema.registry.ssl.key.location", ""),
+            parameter("schema.registry.ssl.key.password", ""),
             parameter("timeout.ms", "5000"),
             parameter("extra.properties", ""));
 

@@ -55,6 +55,7 @@ public class KafkaConsumer extends KafkaRecordsElement<KafkaConsumerSampler> {
     private String topic, timeoutMs, extraProperties, groupId, assignment, groupProtocol, autoOffsetReset, commit,
             maxRecords, pollTimeoutMs, sessionTimeoutMs, failOnEmpty, stopOnEmpty, checkSequence, checkRegex, valueDecode,
             valueAssert, keyDecode, keyAssert, valueSchemaFile, valueSchemaMessage, valueSchemaFraming, keySchemaFile,
-            keySchemaMessage, keySchemaFraming, schemaRegistryUrl, schemaRegistryUsername, schemaRegistryPassword,
-            schemaRegistrySslCaLocation, schemaRegistryTimeoutMs;
+            keySchemaMessage, keySchemaFraming, schemaRegistryUrl, schemaRegistryAuth, schemaRegistryUsername,
+            schemaRegistryPassword, schemaRegistrySslCaLocation, schemaRegistrySslCertificateLocation,
+            schemaRegistrySslKeyLocation, schemaRegistrySslKeyPassword, schemaRegistryTimeoutMs;
 }

@@ -87,8 +87,9 @@ public class KafkaProducer extends KafkaRecordsElement<KafkaProducerSampler> {
             compressionType, producerScope, producerPoolSize, messagesPerSample, transactionalIdPrefix,
             transactionSamples, transactionAbortPercent, targetRate, preflight, audit, auditTimeoutMs,
             valueSchemaFile, valueSchemaMessage, valueSchemaFraming, keySchemaFile, keySchemaMessage, keySchemaFraming,
-            schemaRegistryUrl, schemaRegistryUsername, schemaRegistryPassword, schemaRegistrySslCaLocation,
-            schemaRegistryTimeoutMs;
+            schemaRegistryUrl, schemaRegistryAuth, schemaRegistryUsername, schemaRegistryPassword,
+            schemaRegistrySslCaLocation, schemaRegistrySslCertificateLocation, schemaRegistrySslKeyLocation,
+            schemaRegistrySslKeyPassword, schemaRegistryTimeoutMs;
 
     /** Whether this thread's samples pass {@link #value} (decided at its first sample). */
     @Getter(lombok.AccessLevel.NONE)

@@ -23,11 +23,18 @@ public abstract class KafkaRecordsElement<D extends AbstractNativeSampler<?> & I
     /** The schema registry and its credentials, in form order, as both elements show them. */
     static final List<ElementSetting> REGISTRY = List.of(
             ElementSetting.text("schemaRegistryUrl", "schema.registry.url", "schema", ""),
+            ElementSetting.choice("schemaRegistryAuth", "schema.registry.auth", "schema", "", Choices.REGISTRY_AUTH),
             ElementSetting.text("schemaRegistryUsername", "schema.registry.username", "schema", ""),
             ElementSetting.edited("schemaRegistryPassword", "schema.registry.password", "schema",
                     "", PasswordEditor.class),
             ElementSetting.edited("schemaRegistrySslCaLocation", "schema.registry.ssl.ca.location", "schema",
                     "", FileEditor.class),
+            ElementSetting.edited("schemaRegistrySslCertificateLocation", "schema.registry.ssl.certificate.location",
+                    "schema", "", FileEditor.class),
+            ElementSetting.edited("schemaRegistrySslKeyLocation", "schema.registry.ssl.key.location", "schema",
+                    "", FileEditor.class),
+            ElementSetting.edited("schemaRegistrySslKeyPassword", "schema.registry.ssl.key.password", "schema",
+                    "", PasswordEditor.class),
             ElementSetting.text("schemaRegistryTimeoutMs", "schema.registry.timeout.ms", "schema", ""));
 
     /** See {@link KafkaElement#KafkaElement}. */

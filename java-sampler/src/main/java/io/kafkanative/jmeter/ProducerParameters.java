@@ -71,6 +71,10 @@ final class ProducerParameters {
             new Parameter("schema.registry.username", ""),
             new Parameter("schema.registry.password", ""),
             new Parameter("schema.registry.ssl.ca.location", ""), // PEM file of the registry's CA
+            new Parameter("schema.registry.auth", ""),        // blank/basic | oauthbearer: the connection's OIDC token
+            new Parameter("schema.registry.ssl.certificate.location", ""), // mTLS to the registry: client cert PEM
+            new Parameter("schema.registry.ssl.key.location", ""),         // its key (PEM)
+            new Parameter("schema.registry.ssl.key.password", ""),         // an encrypted key's password
             new Parameter("auto.register.schemas", ""),       // blank/true: register file schemas; false: must exist
             new Parameter("value.subject.name.strategy", ""), // blank/topic | record | topic-record
             new Parameter(HEADERS, ""),                       // k=v;k2=v2, per sample

@@ -25,7 +25,8 @@ class ConsumerParametersTest {
                 "poll.timeout.ms", "auto.offset.reset", "session.timeout.ms", "fail.on.empty", "stop.on.empty",
                 "check.sequence", "check.regex", "value.decode", "value.assert", "value.schema.file",
                 "schema.registry.url", "schema.registry.username", "schema.registry.password",
-                "schema.registry.ssl.ca.location", "timeout.ms", "extra.properties"),
+                "schema.registry.ssl.ca.location", "schema.registry.auth", "schema.registry.ssl.certificate.location",
+                "schema.registry.ssl.key.location", "schema.registry.ssl.key.password", "timeout.ms", "extra.properties"),
                 List.copyOf(new KafkaConsumerSampler().getDefaultParameters().getArgumentsAsMap().keySet()));
         Map<String, String> lag = new KafkaLagSampler().getDefaultParameters().getArgumentsAsMap();
         assertEquals(List.of("bootstrap.servers", "topic", "group.id", "lag.windows", "lag.tolerance", "lag.variable",

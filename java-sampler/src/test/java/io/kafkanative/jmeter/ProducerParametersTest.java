@@ -53,7 +53,9 @@ class ProducerParametersTest {
         for (String schemaParameter : List.of("value.schema.file", "value.schema.message", "value.schema.subject",
                 "value.schema.version", "value.schema.rules", "value.schema.rules.file", "value.schema.input",
                 "key.schema.file", "schema.registry.url", "schema.registry.username", "schema.registry.password",
-                "schema.registry.ssl.ca.location", "auto.register.schemas", "value.subject.name.strategy")) {
+                "schema.registry.ssl.ca.location", "schema.registry.auth", "schema.registry.ssl.certificate.location",
+                "schema.registry.ssl.key.location", "schema.registry.ssl.key.password", "auto.register.schemas",
+                "value.subject.name.strategy")) {
             expected.put(schemaParameter, ""); // blank: not sent, the engine's default applies
         }
         expected.put("headers", "");
