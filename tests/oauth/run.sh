@@ -5,7 +5,7 @@
 # issuer against Keycloak's keys, an mTLS listener, SCRAM for comparison). A long run must refresh its tokens
 # with no failed sample; each bad input fails one sample with a clear message within seconds; no secret appears
 # in any output. The schema registry (Apicurio with OIDC, scripts/registry --oidc, on ports OAUTH_PORT_BASE+9
-# and +10) takes bearer tokens of the same client. Needs a built jar (scripts/build). Starts Keycloak, the broker
+# and +10) takes bearer tokens of the same client, and client certificates behind tests/oauth/forward.py --mtls (+11). Needs a built jar (scripts/build). Starts Keycloak, the broker
 # and the registry unless they run, and stops what it started. OAUTH_LONG_SECONDS (default 110) is the long run's
 # length: 2 refreshes need more than 96 s.
 # The token endpoint's outage and the refused certificates run beside the long run, which mostly waits: they add
@@ -23,6 +23,7 @@ started_keycloak=0
 started_kafka=0
 # The schema registry with OIDC (Apicurio, its own ports and run files beside any shared registry)
 REG_URL="http://127.0.0.1:$((BASE + 9))/apis/ccompat/v7"
+REG_MTLS_URL="https://127.0.0.1:$((BASE + 11))/apis/ccompat/v7" # tests/oauth/forward.py --mtls in front of it
 registry() {
   REGISTRY_PORT=$((BASE + 9)) REGISTRY_MANAGEMENT_PORT=$((BASE + 10)) REGISTRY_RUN_DIR="$root/target/registry/run-oauth-$BASE" \
     scripts/registry "$@"
@@ -334,6 +335,23 @@ registry_run() {
   # no consumers: they would fail alike, sample after sample
   schema_plan registry-wrong -Jkafka.topic="$topic-wrong" -Jproducers=1 -Jloops=3 -Jconsumers=0
   schema_plan registry-audience -Jkafka.topic="$topic-audience" -Jproducers=1 -Jloops=3 -Jconsumers=0
+  # Mutual TLS to the registry, with the bearer token: the registry behind tests/oauth/forward.py --mtls (HTTPS with
+  # the broker's certificate, client certificates of the local CA required), the same client identity as on the
+  # Kafka mTLS listener, its encrypted key's password in the -q file. Then the same plan without a certificate.
+  local secure fwd tls
+  secure="$(dirname "$KAFKA_CA_PEM")"
+  python3 tests/oauth/forward.py --mtls "$secure/broker.pem" "$secure/broker.key" "$KAFKA_CA_PEM" \
+    127.0.0.1 "$((BASE + 11))" 127.0.0.1 "$((BASE + 9))" >"$out/registry-mtls.forward" 2>&1 &
+  fwd=$!
+  tls=(-Jschema.registry.url="$REG_MTLS_URL" -Jschema.registry.ssl.ca.location="$KAFKA_CA_PEM")
+  q registry-mtls "${OIDC[@]}" "$SECRET"
+  echo "schema.registry.ssl.key.password=$KAFKA_CLIENT_KEY_PASSWORD" >>"$out/registry-mtls.properties"
+  q registry-mtls-nocert "${OIDC[@]}" "$SECRET"
+  schema_plan registry-mtls "${tls[@]}" -Jschema.registry.ssl.certificate.location="$KAFKA_CLIENT_CERT" \
+    -Jschema.registry.ssl.key.location="$KAFKA_CLIENT_KEY_ENCRYPTED" -Jkafka.topic="$topic-mtls" -Jproducers=1 \
+    -Jloops=5 -Jmessages.per.sample=2 -Jconsumers=1
+  schema_plan registry-mtls-nocert "${tls[@]}" -Jkafka.topic="$topic-nocert" -Jproducers=1 -Jloops=3 -Jconsumers=0
+  kill "$fwd"
 }
 
 registry_check() {
@@ -357,7 +375,15 @@ PY
     "refused client jmeter-load" "(HTTP 401)" "check sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret" || return 1
   python3 tests/schema/jtl_check.py "$out/registry-audience.jtl" --produced 0 --producer-code REGISTRY_AUTH_FAILED || return 1
   jtl_message_has "$out/registry-audience.jtl" "the schema registry at $REG_URL refused the request (HTTP 401)" \
-    "the registry did not accept the bearer token of client jmeter-wrong-audience"
+    "the registry did not accept the bearer token of client jmeter-wrong-audience" || return 1
+  python3 tests/schema/jtl_check.py "$out/registry-mtls.jtl" --produced 10 --consumed 10 || return 1
+  echo "mutual TLS to the registry: 10 records produced and decoded through $REG_MTLS_URL"
+  python3 tests/schema/jtl_check.py "$out/registry-mtls-nocert.jtl" --produced 0 --producer-code REGISTRY_UNREACHABLE || return 1
+  jtl_message_has "$out/registry-mtls-nocert.jtl" "cannot reach the schema registry at $REG_MTLS_URL" \
+    "a registry that requires a client certificate ends the connection when none is sent" \
+    "set schema.registry.ssl.certificate.location and schema.registry.ssl.key.location" || return 1
+  grep -q "handshake refused: .*PEER_DID_NOT_RETURN_A_CERTIFICATE" "$out/registry-mtls.forward" ||
+    { echo "the registry's TLS front did not refuse a handshake without a certificate:"; cat "$out/registry-mtls.forward"; return 1; }
 }
 
 # jtl_message_has JTL WORD...: the first failed row's message holds every WORD.
@@ -423,6 +449,6 @@ check "mTLS: client certificate with an encrypted key sends" mtls_good
 check "mTLS: key not matching the certificate, wrong key password, CA not PEM: each a clear setup error" mtls_bad
 check "token endpoint down mid-test: samples ok while the token lives, TOKEN_ERROR naming the endpoint once it expired, ok again when it is back" outage_check
 check "mTLS: unknown CA, client certificate the broker refuses, expired and not yet valid client certificate, no client certificate, hostname mismatch: each says what to change" mtls_refused_check
-check "schema registry with a bearer token of the same OIDC client: records produced and decoded, one token; wrong secret and refused token each say so" registry_check
+check "schema registry with a bearer token of the same OIDC client: records produced and decoded, one token; wrong secret and refused token each say so; mutual TLS to it, and no client certificate says what to set" registry_check
 check "no secret or token in any JTL, log, stdout or summary" secret_scan
 summary

@@ -333,7 +333,11 @@ impl RegistryClient {
                     describe_transport_error(&e),
                     match (self.base.starts_with("https://"), self.client_certificate) {
                         (false, _) => "",
-                        (true, false) => " and schema.registry.ssl.ca.location",
+                        (true, false) => {
+                            " and schema.registry.ssl.ca.location (a registry that requires a client certificate \
+                             ends the connection when none is sent: then set \
+                             schema.registry.ssl.certificate.location and schema.registry.ssl.key.location)"
+                        }
                         (true, true) => {
                             " and schema.registry.ssl.ca.location (a registry that refuses the client certificate \
                              closes the handshake: check that its trust store holds the CA of \
