@@ -52,6 +52,16 @@ kip848() {
       --records "$records" --rebalanced 2 --pauses 3 --ended-within 60
 }
 
+# A consumer thread that ends leaves its group: of two members (the classic protocol, session.timeout.ms 45 s), one
+# ends after its loop count while the other reads on; the one that stays is given the partitions within 10 s, and the
+# summary counts what both read (tests/consumer/thread-leaves.jmx, tests/consumer/leaves.py).
+thread_leaves() {
+  run_plan thread-leaves tests/consumer/thread-leaves.jmx -Jkafka.topic="$prepared" -Jkafka.group="$prepared-leaves" \
+    -Jstay.seconds=25 -Jleave.loops=60 -Jsession.timeout.ms=45000 &&
+    python3 tests/consumer/leaves.py "$out/thread-leaves.jtl" "$out/thread-leaves-consumer.json" \
+      "$out/thread-leaves.out" "$out/thread-leaves.log" 10 45000
+}
+
 # Producers, consumers and the lag monitor in one plan: every acked message consumed once, latency sane, lag 0.
 keeping_up() {
   run_plan keeping-up jmeter-plans/end-to-end.jmx -Jduration=12 -Jdrain=8 -Jlag.delay=3 -Jlag.interval.ms=1500 \
@@ -83,6 +93,7 @@ fi
 check "consumer-throughput, 1 thread: all $records records, perf-test columns, no rebalance" throughput 1
 check "consumer-throughput, 3 threads on 6 partitions: all $records records, no rebalance" throughput 3
 check "KIP-848 consumer protocol, 3 threads subscribed: all $records records once, assignments counted" kip848
+check "a consumer thread that ends leaves its group: the other gets its partitions at once" thread_leaves
 check "end-to-end: consumed = acked exactly once, sequence checked, latency sane, lag OK and back to 0" keeping_up
 check "end-to-end throttled consumer: lag verdict LAG_GROWING" throttled
 check "bad consumer parameter: one clear failed sample, test stopped" bad_config

@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * <p>Shared here: the handle and its two locks, the setup failure turned into one clear failed sample that stops
  * the test (one per kind and test: the other threads whose setup fails too end without a sample or a log line),
  * the CLOSED result after teardown, the engine's log lines forwarded to JMeter's log, the previous run's summary
- * file removed at test start (once the report paths were checked), and the count of open handles per kind, whose drop to 0 ends the test for that kind
- * and prints the engine's end-of-test report (also from a JVM shutdown hook when JMeter is terminated mid-test).
+ * file removed at test start (once the report paths were checked), and the count of open handles per kind, whose drop to 0 at the end of the test prints
+ * the kind's end-of-test report (also from a JVM shutdown hook when JMeter is terminated mid-test). A handle may
+ * close earlier, when its JMeter thread ends ({@link #threadEnded}: a consumer then leaves its group); its totals
+ * are kept for that report.
  * A subclass describes its kind ({@link Kind}: open, interrupt, report natives) and makes the calls that need
  * its settings: {@link #call} and {@link #close}.
  *
@@ -78,6 +80,10 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         private boolean failureReported;
         /** The previous run's summary is still to be removed in this test (the first setup past the checks does it). */
         private boolean previousSummaryPending;
+        // Guarded by this: JMeter has ended the test (its end-of-test close began), and the last handle open closed
+        // at its thread's end before that, its report held back until the test ends (another thread may open one).
+        private boolean testEnding;
+        private boolean reportPending;
 
         /**
          * @param noun            what a handle is, in messages ("producer", "consumer", "lag monitor")
@@ -122,6 +128,37 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             testSeen = testStart;
             failureReported = false;
             previousSummaryPending = summaryProperty != null;
+            testEnding = false;
+            reportPending = false;
+        }
+
+        /**
+         * A handle has closed (its statistics merged into the test's totals); returns whether the kind's report is
+         * due now: the last open handle closed at test end, or at its thread's end once the test is ending. The
+         * last one to close at its thread's end before the test ends holds the report back for {@link #atTestEnd}:
+         * a thread starting later (a ramp-up, a later thread group) opens another, and one report covers them all.
+         */
+        synchronized boolean closed(boolean atTestEnd) {
+            if (openHandles.decrementAndGet() != 0) {
+                return false;
+            }
+            if (atTestEnd || testEnding) {
+                reportPending = false;
+                return true;
+            }
+            reportPending = true;
+            return false;
+        }
+
+        /**
+         * JMeter's end of test, once the handles open then have begun to close: returns whether the report that
+         * {@link #closed} held back is due now. A close still running on a thread that is ending reports when done.
+         */
+        synchronized boolean atTestEnd() {
+            testEnding = true;
+            boolean due = reportPending && openHandles.get() == 0;
+            reportPending = false;
+            return due;
         }
 
         /**
@@ -294,7 +331,9 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
                     handle = opened;
                 }
             }
-            kind.openHandles.incrementAndGet();
+            synchronized (kind) {
+                kind.openHandles.incrementAndGet();
+            }
             kind.openSamplers.add(this);
             installShutdownHook();
         } catch (EngineException e) {
@@ -409,16 +448,41 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
 
     /**
      * Closes the handle; JMeter calls it at test end on a thread other than the sampling one, so it waits for the
-     * current native call to finish. A second call, or one after a failed setup, does nothing. Closing the kind's
-     * last open handle prints the kind's end-of-test report.
+     * current native call to finish. A second call, one after {@link #threadEnded} or after a failed setup does
+     * nothing. Closing the kind's last open handle prints the kind's end-of-test report.
      */
     public final void teardown() {
         Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
-        closeHandle();
+        closeHandle(true);
     }
 
-    /** Closes the handle (see {@link #teardown}), the verdict left out: the shutdown hook's part of a teardown. */
-    private void closeHandle() {
+    /**
+     * Closes the handle when its JMeter thread ends, before the test does: a consumer leaves its group then, and its
+     * totals are merged into the test's, which the end-of-test report covers. Idempotent with {@link #teardown}
+     * (whichever comes first closes the handle). The report waits for the end of the test ({@link #atTestEnd}).
+     */
+    public final void threadEnded() {
+        closeHandle(false);
+    }
+
+    /**
+     * JMeter's end of test, after {@link #teardown} of the handles still open: prints the report of each kind whose
+     * last handle closed at its thread's end. Called once per test by the TestBean elements.
+     */
+    static void atTestEnd() {
+        for (Kind<?> k : KINDS) {
+            if (k.atTestEnd()) {
+                printReport(k);
+            }
+        }
+    }
+
+    /**
+     * Closes the handle (see {@link #teardown}), the verdict left out: the shutdown hook's part of a teardown.
+     *
+     * @param atTestEnd JMeter is ending the test (else the handle's thread is ending): see {@link Kind#closed}
+     */
+    private void closeHandle(boolean atTestEnd) {
         long closing;
         boolean stopped;
         synchronized (sendLock) {
@@ -441,8 +505,8 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         }
         drainLogs();
         kind.openSamplers.remove(this);
-        if (kind.openHandles.decrementAndGet() == 0) {
-            printReport();
+        if (kind.closed(atTestEnd)) {
+            printReport(kind);
         }
     }
 
@@ -463,14 +527,15 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             for (Kind<?> k : KINDS) {
                 for (AbstractNativeSampler<?> sampler : k.openSamplers) {
                     sampler.interrupt(); // wakes a send waiting for acks, so that close need not wait for it
-                    sampler.closeHandle();
+                    sampler.closeHandle(true);
                 }
             }
+            atTestEnd(); // every handle had closed at its thread's end: the report they held back
         }, "kafka-native-shutdown"));
     }
 
     /** The kind's totals over every handle of the test, on stdout and in jmeter.log. */
-    private void printReport() {
+    private static void printReport(Kind<?> kind) {
         if (kind.report == null) {
             return;
         }
