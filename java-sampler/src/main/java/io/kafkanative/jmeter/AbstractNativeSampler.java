@@ -17,6 +17,8 @@ import java.util.function.UnaryOperator;
 import org.apache.jmeter.config.Arguments;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
+import org.apache.jmeter.testelement.AbstractTestElement;
+import org.apache.jmeter.testelement.ThreadListener;
 import org.apache.jmeter.threads.JMeterContextService;
 import org.apache.jmeter.threads.JMeterThread;
 import org.apache.jmeter.util.JMeterUtils;
@@ -70,6 +72,8 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         String defaultSummaryFile;
         UnaryOperator<String> report;
         LongConsumer interrupt;
+        /** A Java Request's handle closes when its JMeter thread ends (the consumer: it leaves its group then). */
+        boolean closesAtThreadEnd;
         /** Handles opened and not yet closed in this JVM: the kind's test is over when it drops back to 0. */
         final AtomicInteger openHandles = new AtomicInteger();
         /** The samplers whose handle is open, for the shutdown hook. */
@@ -192,6 +196,15 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             return first;
         }
 
+        /**
+         * A Java Request's handle closes when its JMeter thread ends, not only at the end of the test (JMeter's
+         * JavaSampler calls teardownTest at the end of the test only): see {@link #setupTest}.
+         */
+        Kind<R> closingAtThreadEnd() {
+            this.closesAtThreadEnd = true;
+            return this;
+        }
+
         /** The native that wakes a call blocked on a handle (a kind whose calls are short has none). */
         Kind<R> interruptible(LongConsumer interrupt) {
             this.interrupt = interrupt;
@@ -251,10 +264,44 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         return ProducerParameters.arguments(kind.parameters);
     }
 
-    /** Java Request: opens the handle with the element's parameters (see {@link #setup}). */
+    /**
+     * Java Request: opens the handle with the element's parameters (see {@link #setup}). For a kind that closes at
+     * its thread's end, a {@link ThreadEnd} joins the calling JMeter thread's own copy of the plan, so that JMeter
+     * calls it when the thread ends, as it calls the TestBean elements that are ThreadListeners.
+     */
     @Override
     public final void setupTest(JavaSamplerContext context) {
         setup(ProducerParameters.label(context), ProducerParameters.engineConfig(context));
+        JMeterThread thread = JMeterContextService.getContext().getThread();
+        if (kind.closesAtThreadEnd && thread != null && thread.getTestTree() != null) {
+            thread.getTestTree().add(new ThreadEnd(this));
+        }
+    }
+
+    /**
+     * Closes a Java Request's handle when its JMeter thread ends: JMeter calls every ThreadListener of the thread's
+     * copy of the plan then, on that thread, after its last sample. A test element, as every node of a plan is.
+     */
+    static final class ThreadEnd extends AbstractTestElement implements ThreadListener {
+
+        private static final long serialVersionUID = 1L;
+        private final transient AbstractNativeSampler<?> sampler;
+
+        ThreadEnd(AbstractNativeSampler<?> sampler) {
+            this.sampler = sampler;
+        }
+
+        @Override
+        public void threadStarted() {
+            // added once the thread runs: never called
+        }
+
+        @Override
+        public void threadFinished() {
+            if (sampler != null) {
+                sampler.threadEnded();
+            }
+        }
     }
 
     /** Java Request: one sample (see {@link #sample}); the label is read per sample, as JMeter may change it. */
@@ -454,6 +501,9 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
     public final void teardown() {
         Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
         closeHandle(true);
+        if (kind.atTestEnd()) {
+            printReport(kind); // the kind's handles had all closed at their threads' end
+        }
     }
 
     /**
