@@ -179,9 +179,10 @@ def chart(args, results, path):
         for e in r["events"]:
             if e["number"] > 1 and e["pause_ms"] > 0:  # a join is not a pause of the group
                 ax.axvspan(e["at_s"], e["at_s"] + e["pause_ms"] / 1000, color="red", alpha=0.25, linewidth=0)
-        for at, text in ((args.join_after, "joins"), (args.leave_after, "one leaves")):
+        # A second apart: the leave's label under the joins' so that they do not overlap.
+        for at, text, height in ((args.join_after, "joins", 0.9), (args.leave_after, "one leaves", 0.8)):
             ax.axvline(at, color="black", linewidth=0.8, linestyle="--")
-            ax.annotate(text, (at, ax.get_ylim()[1] * 0.9), fontsize=7, xytext=(3, 0), textcoords="offset points")
+            ax.annotate(text, (at, ax.get_ylim()[1] * height), fontsize=7, xytext=(3, 0), textcoords="offset points")
         ax.set_ylabel("records/s")
         ax.set_title(f"{r['label']}: {r['rebalances']} rebalance(s), max pause {ex.fmt(r.get('max_pause_ms'), 0)} ms "
                      "(red: a thread's pause)", fontsize=9)
