@@ -58,7 +58,7 @@ kip848() {
 # Kafka Consumer element (thread-leaves) or the Java Request (thread-leaves-java-request).
 thread_leaves() {
   run_plan "$1" "tests/consumer/$1.jmx" -Jkafka.topic="$prepared" -Jkafka.group="$prepared-$1" \
-    -Jstay.seconds=25 -Jleave.loops=60 -Jsession.timeout.ms=45000 &&
+    -Jstay.seconds=20 -Jleave.loops=40 -Jsession.timeout.ms=45000 &&
     python3 tests/consumer/leaves.py "$out/$1.jtl" "$out/$1-consumer.json" "$out/$1.out" "$out/$1.log" 10 45000
 }
 
