@@ -8,8 +8,8 @@ three rebalance protocols.
 - the consumer protocol of Kafka 4 brokers (`group.protocol=consumer`, KIP-848: the broker assigns, incrementally).
 
 One JMeter run of jmeter-plans/consumer-rebalance.jmx per protocol, on a fresh topic and group each: producers write
-a steady rate, 3 consumer threads read from the start, 3 more join over a ramp, and one of the first leaves: it stops
-polling a second after the first join, and is out of the group once max.poll.interval.ms has passed. Per run:
+a steady rate, 3 consumer threads read from the start, 3 more join over a ramp, and one of the first leaves: its
+thread ends a second after the first join, and its consumer closes and leaves the group then. Per run:
 records/s per second (from the JTL), every rebalance each thread went through (from the engine's jmeter.log line
 "rebalance #N took X ms", its pause: from the revocation, or the subscription, to the first record after the new
 assignment), and the group's longest time without a record once it read its first.
@@ -27,20 +27,18 @@ import capacity
 import experiment as ex
 
 PLAN = "jmeter-plans/consumer-rebalance.jmx"
-# The sampler closes a consumer (and so leaves its group) at the end of the test, not when its JMeter thread ends:
-# the leaving thread stops polling and leaves when librdkafka's max.poll.interval.ms has passed without a poll.
-# With the classic protocol it may not be below session.timeout.ms, which the plan sets to the broker's least.
-LEAVE_MS = 6000
+# The sampler closes a consumer, and so leaves its group, when its JMeter thread ends: the leaving thread's group
+# ends at leave.after and its consumer leaves the group then. Its settings are the other members' (an assignor of
+# its own would be refused by a classic group).
 COOPERATIVE = "partition.assignment.strategy=cooperative-sticky"
 PROTOCOLS = [
     ("classic", "classic, default assignor (eager)",
-     {"group.protocol": "classic",
-      "leaver.extra.properties": f"max.poll.interval.ms={LEAVE_MS}"}),
+     {"group.protocol": "classic", "leaver.extra.properties": ""}),
     ("cooperative-sticky", "classic, cooperative-sticky",
      {"group.protocol": "classic", "consumer.extra.properties": COOPERATIVE,
-      "leaver.extra.properties": f"max.poll.interval.ms={LEAVE_MS};{COOPERATIVE}"}),
+      "leaver.extra.properties": COOPERATIVE}),
     ("consumer", "consumer protocol (KIP-848)",
-     {"group.protocol": "consumer", "leaver.extra.properties": f"max.poll.interval.ms={LEAVE_MS}"}),
+     {"group.protocol": "consumer", "leaver.extra.properties": ""}),
 ]
 PRODUCERS = 4
 BATCH = 10
@@ -143,8 +141,8 @@ def render(args, results, out_dir, seconds):
     md = ["## consumer-rebalance", "",
           f"Plan `{PLAN}`, {args.seconds} s per protocol, {args.rate:,.0f} records/s produced into "
           f"{args.partitions} partitions; 3 consumer threads from the start, 3 joining from {args.join_after} s over "
-          f"{args.join_ramp} s, one stopping at {args.leave_after} s and out of the group {LEAVE_MS / 1000:g} s "
-          f"later (max.poll.interval.ms); bootstrap {args.bootstrap}; {seconds:.0f} s in all.", "",
+          f"{args.join_ramp} s, one leaving at {args.leave_after} s (its thread ends, its consumer leaves the "
+          f"group); bootstrap {args.bootstrap}; {seconds:.0f} s in all.", "",
           f"**{headline}.**", "",
           "A rebalance is one consumer thread's assignment changing after its first (that one, its join, is counted "
           "apart); its pause is the engine's, from the revocation to the first record after the new assignment "
@@ -181,10 +179,10 @@ def chart(args, results, path):
         for e in r["events"]:
             if e["number"] > 1 and e["pause_ms"] > 0:  # a join is not a pause of the group
                 ax.axvspan(e["at_s"], e["at_s"] + e["pause_ms"] / 1000, color="red", alpha=0.25, linewidth=0)
-        for at, text in ((args.join_after, "joins"), (args.leave_after, "one stops"),
-                         (args.leave_after + LEAVE_MS / 1000, "and leaves")):
+        # A second apart: the leave's label under the joins' so that they do not overlap.
+        for at, text, height in ((args.join_after, "joins", 0.9), (args.leave_after, "one leaves", 0.8)):
             ax.axvline(at, color="black", linewidth=0.8, linestyle="--")
-            ax.annotate(text, (at, ax.get_ylim()[1] * 0.9), fontsize=7, xytext=(3, 0), textcoords="offset points")
+            ax.annotate(text, (at, ax.get_ylim()[1] * height), fontsize=7, xytext=(3, 0), textcoords="offset points")
         ax.set_ylabel("records/s")
         ax.set_title(f"{r['label']}: {r['rebalances']} rebalance(s), max pause {ex.fmt(r.get('max_pause_ms'), 0)} ms "
                      "(red: a thread's pause)", fontsize=9)
@@ -216,9 +214,8 @@ def main(argv):
         ap.error("--seconds must be at least 18: the group needs time to join, grow, and see a thread leave")
     if args.partitions < 6:
         ap.error("--partitions must be at least 6: six consumer threads each need a partition")
-    # The group's changes at fixed shares of the run: joins from a quarter over a sixth. One thread stops polling a
-    # second after the first join, so the later joins rebalance a group with a member that does not answer (slow,
-    # stuck): the case that stalls an eager group until the member is evicted.
+    # The group's changes at fixed shares of the run: joins from a quarter over a sixth. One thread ends a second
+    # after the first join: its consumer leaves the group while the later joins rebalance it.
     args.join_after, args.join_ramp = round(args.seconds / 4), round(args.seconds / 6)
     args.leave_after = args.join_after + 1
     chosen = [p for p in PROTOCOLS if p[0] in args.protocols.split(",")]

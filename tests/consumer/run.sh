@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Consumer side, end to end: JMeter (scripts/jmeter) runs jmeter-plans/consumer-throughput.jmx and
 # jmeter-plans/end-to-end.jmx headless against the local broker; the JTLs and the engine's summaries must agree with
-# what was produced. Needs a built jar (scripts/build) and a running broker (scripts/kafka start). About 2 minutes.
+# what was produced. Needs a built jar (scripts/build) and a running broker (scripts/kafka start). About 3 minutes.
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
@@ -52,6 +52,16 @@ kip848() {
       --records "$records" --rebalanced 2 --pauses 3 --ended-within 60
 }
 
+# A consumer thread that ends leaves its group: of two members (the classic protocol, session.timeout.ms 45 s), one
+# ends after its loop count while the other reads on; the one that stays is given the partitions within 10 s, and the
+# summary counts what both read (tests/consumer/leaves.py). thread_leaves NAME: tests/consumer/NAME.jmx, the
+# Kafka Consumer element (thread-leaves) or the Java Request (thread-leaves-java-request).
+thread_leaves() {
+  run_plan "$1" "tests/consumer/$1.jmx" -Jkafka.topic="$prepared" -Jkafka.group="$prepared-$1" \
+    -Jstay.seconds=20 -Jleave.loops=40 -Jsession.timeout.ms=45000 &&
+    python3 tests/consumer/leaves.py "$out/$1.jtl" "$out/$1-consumer.json" "$out/$1.out" "$out/$1.log" 10 45000
+}
+
 # Producers, consumers and the lag monitor in one plan: every acked message consumed once, latency sane, lag 0.
 keeping_up() {
   run_plan keeping-up jmeter-plans/end-to-end.jmx -Jduration=12 -Jdrain=8 -Jlag.delay=3 -Jlag.interval.ms=1500 \
@@ -83,6 +93,8 @@ fi
 check "consumer-throughput, 1 thread: all $records records, perf-test columns, no rebalance" throughput 1
 check "consumer-throughput, 3 threads on 6 partitions: all $records records, no rebalance" throughput 3
 check "KIP-848 consumer protocol, 3 threads subscribed: all $records records once, assignments counted" kip848
+check "a consumer thread that ends leaves its group: the other gets its partitions at once" thread_leaves thread-leaves
+check "the same with the Java Request sampler" thread_leaves thread-leaves-java-request
 check "end-to-end: consumed = acked exactly once, sequence checked, latency sane, lag OK and back to 0" keeping_up
 check "end-to-end throttled consumer: lag verdict LAG_GROWING" throttled
 check "bad consumer parameter: one clear failed sample, test stopped" bad_config

@@ -16,8 +16,9 @@ def published(folder):
     is not asserted: in a --quick run beside another suite, the last joiner of the consumer protocol was seen
     still waiting for its assignment when the run ended) and counted rebalances and a max pause; the Markdown
     table has one row per protocol with the same rebalance count; each run's consumer summary has the six members'
-    pauses adding up to the group's and its JTL marks the polls that followed a rebalance; the chart and the link
-    from index.html."""
+    pauses adding up to the group's and its JTL marks the polls that followed a rebalance; the leaving thread's
+    consumer closed when its thread ended, before the end of the test (jmeter.log); the chart and the link from
+    index.html."""
     r = jtl.summary(os.path.join(folder, "consumer-rebalance.json"))
     rows = {p["protocol"]: p for p in r["protocols"]}
     assert sorted(rows) == ["classic", "consumer", "cooperative-sticky"], sorted(rows)
@@ -36,6 +37,11 @@ def published(folder):
         summary = jtl.summary(p["jtl"][:-len(".jtl")] + "-consumer-summary.json")
         consume = [s for s in jtl.rows(p["jtl"]) if s["label"].startswith("kafka-consume")]
         jtl.rebalance_pauses(summary, consume, threads=6, joined=4)
+        # The leaving thread's consumer closed, and so left the group, when its thread ended, before the test's end.
+        log = open(p["jtl"][:-len(".jtl")] + ".log", errors="replace").read().splitlines()
+        ended = next(i for i, line in enumerate(log) if "Notifying test listeners of end of test" in line)
+        left = [i for i, line in enumerate(log) if "kafka-consume-leaving: closed: " in line]
+        assert left and left[0] < ended, (name, "the leaving consumer did not close before the end of the test")
     assert os.path.getsize(os.path.join(folder, "consumer-rebalance.png")) > 1000
     page = open(os.path.join(folder, "index.html")).read()
     assert "href='consumer-rebalance.md'" in page and "src='consumer-rebalance.png'" in page

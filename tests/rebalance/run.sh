@@ -2,7 +2,8 @@
 # scripts/experiment consumer-rebalance --quick through JMeter against a real broker (REBALANCE_BOOTSTRAP, default
 # the shared single node 127.0.0.1:9092, Kafka 4.x for the consumer protocol):
 #   refused: an unknown protocol and a run too short for the group to change: exit 2 with the reason
-#   quick:   the three protocols each read records and went through rebalances as the group grew and shrank; the
+#   quick:   the three protocols each read records and went through rebalances as the group grew and shrank (the
+#            leaving thread's consumer closed when its thread ended, before the test did); the
 #            table has a row per protocol, and the JSON, the chart and index.html's link are there
 # Needs a built jar (scripts/build) and the broker. Ends with "N passed, N failed".
 set -uo pipefail

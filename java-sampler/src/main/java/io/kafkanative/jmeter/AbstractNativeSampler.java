@@ -17,6 +17,8 @@ import java.util.function.UnaryOperator;
 import org.apache.jmeter.config.Arguments;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerClient;
 import org.apache.jmeter.protocol.java.sampler.JavaSamplerContext;
+import org.apache.jmeter.testelement.AbstractTestElement;
+import org.apache.jmeter.testelement.ThreadListener;
 import org.apache.jmeter.threads.JMeterContextService;
 import org.apache.jmeter.threads.JMeterThread;
 import org.apache.jmeter.util.JMeterUtils;
@@ -38,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * <p>Shared here: the handle and its two locks, the setup failure turned into one clear failed sample that stops
  * the test (one per kind and test: the other threads whose setup fails too end without a sample or a log line),
  * the CLOSED result after teardown, the engine's log lines forwarded to JMeter's log, the previous run's summary
- * file removed at test start (once the report paths were checked), and the count of open handles per kind, whose drop to 0 ends the test for that kind
- * and prints the engine's end-of-test report (also from a JVM shutdown hook when JMeter is terminated mid-test).
+ * file removed at test start (once the report paths were checked), and the count of open handles per kind, whose drop to 0 at the end of the test prints
+ * the kind's end-of-test report (also from a JVM shutdown hook when JMeter is terminated mid-test). A handle may
+ * close earlier, when its JMeter thread ends ({@link #threadEnded}: a consumer then leaves its group); its totals
+ * are kept for that report.
  * A subclass describes its kind ({@link Kind}: open, interrupt, report natives) and makes the calls that need
  * its settings: {@link #call} and {@link #close}.
  *
@@ -68,6 +72,8 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         String defaultSummaryFile;
         UnaryOperator<String> report;
         LongConsumer interrupt;
+        /** A Java Request's handle closes when its JMeter thread ends (the consumer: it leaves its group then). */
+        boolean closesAtThreadEnd;
         /** Handles opened and not yet closed in this JVM: the kind's test is over when it drops back to 0. */
         final AtomicInteger openHandles = new AtomicInteger();
         /** The samplers whose handle is open, for the shutdown hook. */
@@ -78,6 +84,10 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         private boolean failureReported;
         /** The previous run's summary is still to be removed in this test (the first setup past the checks does it). */
         private boolean previousSummaryPending;
+        // Guarded by this: JMeter has ended the test (its end-of-test close began), and the last handle open closed
+        // at its thread's end before that, its report held back until the test ends (another thread may open one).
+        private boolean testEnding;
+        private boolean reportPending;
 
         /**
          * @param noun            what a handle is, in messages ("producer", "consumer", "lag monitor")
@@ -122,6 +132,37 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             testSeen = testStart;
             failureReported = false;
             previousSummaryPending = summaryProperty != null;
+            testEnding = false;
+            reportPending = false;
+        }
+
+        /**
+         * A handle has closed (its statistics merged into the test's totals); returns whether the kind's report is
+         * due now: the last open handle closed at test end, or at its thread's end once the test is ending. The
+         * last one to close at its thread's end before the test ends holds the report back for {@link #atTestEnd}:
+         * a thread starting later (a ramp-up, a later thread group) opens another, and one report covers them all.
+         */
+        synchronized boolean closed(boolean atTestEnd) {
+            if (openHandles.decrementAndGet() != 0) {
+                return false;
+            }
+            if (atTestEnd || testEnding) {
+                reportPending = false;
+                return true;
+            }
+            reportPending = true;
+            return false;
+        }
+
+        /**
+         * JMeter's end of test, once the handles open then have begun to close: returns whether the report that
+         * {@link #closed} held back is due now. A close still running on a thread that is ending reports when done.
+         */
+        synchronized boolean atTestEnd() {
+            testEnding = true;
+            boolean due = reportPending && openHandles.get() == 0;
+            reportPending = false;
+            return due;
         }
 
         /**
@@ -153,6 +194,15 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             boolean first = !failureReported;
             failureReported = true;
             return first;
+        }
+
+        /**
+         * A Java Request's handle closes when its JMeter thread ends, not only at the end of the test (JMeter's
+         * JavaSampler calls teardownTest at the end of the test only): see {@link #setupTest}.
+         */
+        Kind<R> closingAtThreadEnd() {
+            this.closesAtThreadEnd = true;
+            return this;
         }
 
         /** The native that wakes a call blocked on a handle (a kind whose calls are short has none). */
@@ -214,10 +264,44 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         return ProducerParameters.arguments(kind.parameters);
     }
 
-    /** Java Request: opens the handle with the element's parameters (see {@link #setup}). */
+    /**
+     * Java Request: opens the handle with the element's parameters (see {@link #setup}). For a kind that closes at
+     * its thread's end, a {@link ThreadEnd} joins the calling JMeter thread's own copy of the plan, so that JMeter
+     * calls it when the thread ends, as it calls the TestBean elements that are ThreadListeners.
+     */
     @Override
     public final void setupTest(JavaSamplerContext context) {
         setup(ProducerParameters.label(context), ProducerParameters.engineConfig(context));
+        JMeterThread thread = JMeterContextService.getContext().getThread();
+        if (kind.closesAtThreadEnd && thread != null && thread.getTestTree() != null) {
+            thread.getTestTree().add(new ThreadEnd(this));
+        }
+    }
+
+    /**
+     * Closes a Java Request's handle when its JMeter thread ends: JMeter calls every ThreadListener of the thread's
+     * copy of the plan then, on that thread, after its last sample. A test element, as every node of a plan is.
+     */
+    static final class ThreadEnd extends AbstractTestElement implements ThreadListener {
+
+        private static final long serialVersionUID = 1L;
+        private final transient AbstractNativeSampler<?> sampler;
+
+        ThreadEnd(AbstractNativeSampler<?> sampler) {
+            this.sampler = sampler;
+        }
+
+        @Override
+        public void threadStarted() {
+            // added once the thread runs: never called
+        }
+
+        @Override
+        public void threadFinished() {
+            if (sampler != null) {
+                sampler.threadEnded();
+            }
+        }
     }
 
     /** Java Request: one sample (see {@link #sample}); the label is read per sample, as JMeter may change it. */
@@ -294,7 +378,9 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
                     handle = opened;
                 }
             }
-            kind.openHandles.incrementAndGet();
+            synchronized (kind) {
+                kind.openHandles.incrementAndGet();
+            }
             kind.openSamplers.add(this);
             installShutdownHook();
         } catch (EngineException e) {
@@ -409,16 +495,44 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
 
     /**
      * Closes the handle; JMeter calls it at test end on a thread other than the sampling one, so it waits for the
-     * current native call to finish. A second call, or one after a failed setup, does nothing. Closing the kind's
-     * last open handle prints the kind's end-of-test report.
+     * current native call to finish. A second call, one after {@link #threadEnded} or after a failed setup does
+     * nothing. Closing the kind's last open handle prints the kind's end-of-test report.
      */
     public final void teardown() {
         Verdict.atTestEnd(); // judged once JMeter has ended the test (JTL complete)
-        closeHandle();
+        closeHandle(true);
+        if (kind.atTestEnd()) {
+            printReport(kind); // the kind's handles had all closed at their threads' end
+        }
     }
 
-    /** Closes the handle (see {@link #teardown}), the verdict left out: the shutdown hook's part of a teardown. */
-    private void closeHandle() {
+    /**
+     * Closes the handle when its JMeter thread ends, before the test does: a consumer leaves its group then, and its
+     * totals are merged into the test's, which the end-of-test report covers. Idempotent with {@link #teardown}
+     * (whichever comes first closes the handle). The report waits for the end of the test ({@link #atTestEnd}).
+     */
+    public final void threadEnded() {
+        closeHandle(false);
+    }
+
+    /**
+     * JMeter's end of test, after {@link #teardown} of the handles still open: prints the report of each kind whose
+     * last handle closed at its thread's end. Called once per test by the TestBean elements.
+     */
+    static void atTestEnd() {
+        for (Kind<?> k : KINDS) {
+            if (k.atTestEnd()) {
+                printReport(k);
+            }
+        }
+    }
+
+    /**
+     * Closes the handle (see {@link #teardown}), the verdict left out: the shutdown hook's part of a teardown.
+     *
+     * @param atTestEnd JMeter is ending the test (else the handle's thread is ending): see {@link Kind#closed}
+     */
+    private void closeHandle(boolean atTestEnd) {
         long closing;
         boolean stopped;
         synchronized (sendLock) {
@@ -441,8 +555,8 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
         }
         drainLogs();
         kind.openSamplers.remove(this);
-        if (kind.openHandles.decrementAndGet() == 0) {
-            printReport();
+        if (kind.closed(atTestEnd)) {
+            printReport(kind);
         }
     }
 
@@ -463,14 +577,15 @@ public abstract class AbstractNativeSampler<R extends KafkaSampleResult> impleme
             for (Kind<?> k : KINDS) {
                 for (AbstractNativeSampler<?> sampler : k.openSamplers) {
                     sampler.interrupt(); // wakes a send waiting for acks, so that close need not wait for it
-                    sampler.closeHandle();
+                    sampler.closeHandle(true);
                 }
             }
+            atTestEnd(); // every handle had closed at its thread's end: the report they held back
         }, "kafka-native-shutdown"));
     }
 
     /** The kind's totals over every handle of the test, on stdout and in jmeter.log. */
-    private void printReport() {
+    private static void printReport(Kind<?> kind) {
         if (kind.report == null) {
             return;
         }

@@ -7,17 +7,20 @@ import lombok.Getter;
 import lombok.Setter;
 
 import org.apache.jmeter.testbeans.gui.TextAreaEditor;
+import org.apache.jmeter.testelement.ThreadListener;
 
 /**
  * Kafka Consumer: one native poll of up to {@code max.records} records per sample, with the engine's verdict
  * (fail.on.empty, check.sequence, check.regex), as {@link KafkaConsumerSampler} does for the Java Request.
  * Settings are read once per thread, at its first sample. The Schema group decodes what is read (each record's
  * schema id resolved through the registry, or a schema file) and asserts on a field; blank fields: no decoding.
+ * The thread's consumer closes, and so leaves its group, when the JMeter thread ends (a loop count reached, a thread
+ * group's duration over, a stop), not only at the end of the test.
  */
 // Lombok writes each field's public getter and setter: JMeter's TestBean introspection needs one per property.
 @Getter
 @Setter
-public class KafkaConsumer extends KafkaRecordsElement<KafkaConsumerSampler> {
+public class KafkaConsumer extends KafkaRecordsElement<KafkaConsumerSampler> implements ThreadListener {
 
     private static final long serialVersionUID = 1L;
 
@@ -49,6 +52,17 @@ public class KafkaConsumer extends KafkaRecordsElement<KafkaConsumerSampler> {
 
     public KafkaConsumer() {
         super(SETTINGS, KafkaConsumerSampler::new);
+    }
+
+    @Override
+    public void threadStarted() {
+        // the consumer opens at the thread's first sample
+    }
+
+    /** JMeter calls this on the ending thread, after its last sample: the consumer leaves its group now. */
+    @Override
+    public void threadFinished() {
+        closeAtThreadEnd();
     }
 
     // What JMeter sets before a sample (TestBeanHelper); the defaults are the table's.

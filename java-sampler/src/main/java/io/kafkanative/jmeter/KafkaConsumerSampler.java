@@ -7,7 +7,8 @@ import org.apache.jmeter.samplers.Interruptible;
  *
  * <p>One native consumer per JMeter thread: {@code setupTest} opens it (static assignment of the thread's share of
  * the partitions by default, so that thread counts never trigger a rebalance), every {@code runTest} is one native
- * poll of up to {@code max.records} records within {@code poll.timeout.ms}, and {@code teardownTest} closes it.
+ * poll of up to {@code max.records} records within {@code poll.timeout.ms}, and it closes, leaving its group, when
+ * the JMeter thread ends (JMeter calls {@code teardownTest} only at the end of the test, which then does nothing).
  * The engine decides each poll's verdict (fail.on.empty, check.sequence, check.regex) and whether the thread is
  * done (stop.on.empty). When the last consumer of the test closes, kafka-consumer-perf-test's columns and the
  * end-to-end latency line are printed and written to the JSON summary ({@code kafka.consumer.summary.file}).
@@ -21,6 +22,7 @@ public class KafkaConsumerSampler extends AbstractNativeSampler<ConsumerSampleRe
             ConsumerParameters.CONSUMER_DEFAULTS, ResultLayout.Consumer.OUT_LENGTH,
             ResultLayout.Consumer.LOG_LINES_WAITING, NativeConsumer::open, ConsumerSampleResult::new)
             .interruptible(NativeConsumer::interrupt)
+            .closingAtThreadEnd()
             .reporting(SUMMARY_FILE_PROPERTY, DEFAULT_SUMMARY_FILE, path -> NativeEngine.report("consumer", path));
 
     private long pollTimeoutMs;

@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>JMeter clones the element for each thread. A clone's first sample builds the engine's configuration from its
  * settings and the named {@link KafkaConnection} and opens the engine handle; every sample after that is one
- * native call, with only the per-sample fields ({@link #readSample}) passed. Handles are closed at test end
- * ({@link #testEnded}), on JMeter's thread, as for the Java Request classes, so the engine's end-of-test report
- * covers every thread.
+ * native call, with only the per-sample fields ({@link #readSample}) passed. An element that is a
+ * {@code ThreadListener} (the Kafka Consumer) closes its thread's handle when the thread ends
+ * ({@link #closeAtThreadEnd}); the others' are closed at test end ({@link #testEnded}), on JMeter's thread, as for
+ * the Java Request classes. Either way the engine's end-of-test report covers every thread.
  *
  * <p>Where the engine does not load (a laptop on macOS or Windows), the elements still appear, edit, save and
  * reopen: nothing here touches the engine before a sample. A run then ends with one failed sample saying so.
@@ -186,6 +187,17 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
         }
     }
 
+    /**
+     * Closes this thread's engine handle now, from the thread that sampled (JMeter's threadFinished): its totals go
+     * to the end-of-test report. Nothing if the thread never sampled; the end-of-test close then skips it.
+     */
+    protected void closeAtThreadEnd() {
+        D open = engine;
+        if (open != null && OPEN.remove(open)) {
+            open.threadEnded();
+        }
+    }
+
     /** The engine sampler, for the Interruptible kinds. */
     protected D engine() {
         return engine;
@@ -211,6 +223,7 @@ public abstract class KafkaElement<D extends AbstractNativeSampler<?>> extends A
                 open.teardown();
             }
         }
+        AbstractNativeSampler.atTestEnd(); // the reports of the kinds whose handles all closed at their thread's end
     }
 
     @Override
