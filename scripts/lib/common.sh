@@ -154,7 +154,7 @@ engine_openssl() {
   esac
   for attempt in find install-then-find; do
     if [[ $attempt == install-then-find ]]; then
-      [[ $want == auto && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1 || break
+      if [[ $want != auto || "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null 2>&1; then break; fi
       log="$(mktemp -t libssl-dev-install.XXXXXX)"
       info "installing libssl-dev (apt-get), to link the system's OpenSSL instead of compiling one..."
       DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libssl-dev >"$log" 2>&1 ||

@@ -16,7 +16,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 # For engine_cargo (the build's OpenSSL and features), keeping this suite's locale (common.sh sets LANG=C LC_ALL=C).
 caller_locale="$(export -p | grep -E '^declare -x (LANG|LC_ALL)=')"
-# shellcheck source=../../scripts/lib/common.sh
+# shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
 source "$root/scripts/lib/common.sh"
 unset LANG LC_ALL
 eval "$caller_locale"
