@@ -133,3 +133,65 @@ java_at_least() {
   done
   die "$label needs Java $min or newer; found only: ${tried[*]:-no java at all}. Install one (e.g. apt-get install -y openjdk-21-jdk-headless) or set $env_name to its folder"
 }
+
+# engine_openssl: choose, once, the OpenSSL the Rust engine is built with, and export the choice (and what openssl-sys
+# needs for it) so that the build, the tests and the lint of this run, and the scripts they start, share one feature
+# set and never rebuild each other's outputs. OpenSSL is linked statically either way (the .so in the jar needs no
+# libssl at run time):
+#   - system: the C compiler finds libssl.a, libcrypto.a and <openssl/ssl.h> (Debian: libssl-dev, installed with
+#     apt-get when missing and this runs as root, as the lint installs shellcheck). The crate is built without its
+#     default feature vendored-openssl, with OPENSSL_STATIC=1 and OpenSSL's directories for openssl-sys (librdkafka's
+#     configure finds the same headers on the compiler's default path). No OpenSSL to compile: a shorter cold build.
+#   - vendored: else (the crate's default feature: openssl-src compiles OpenSSL 3 from source), saying so.
+# KAFKA_NATIVE_OPENSSL=system or =vendored forces one (system fails when it is not there); unset or auto chooses.
+engine_openssl() {
+  local want="${KAFKA_NATIVE_OPENSSL:-auto}" cc="${CC:-cc}" attempt ssl crypto inc log
+  case "$want" in
+    vendored) return 0 ;;
+    system) [[ -n ${OPENSSL_STATIC:-} && -n ${OPENSSL_LIB_DIR:-} && -n ${OPENSSL_INCLUDE_DIR:-} ]] && return 0 ;;
+    auto) ;;
+    *) die "KAFKA_NATIVE_OPENSSL must be system, vendored or unset (auto), not '$want'" ;;
+  esac
+  for attempt in find install-then-find; do
+    if [[ $attempt == install-then-find ]]; then
+      if [[ $want != auto || "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null 2>&1; then break; fi
+      log="$(mktemp -t libssl-dev-install.XXXXXX)"
+      info "installing libssl-dev (apt-get), to link the system's OpenSSL instead of compiling one..."
+      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libssl-dev >"$log" 2>&1 ||
+        { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libssl-dev; } \
+          >>"$log" 2>&1 || info "libssl-dev could not be installed (apt-get's output: $log)"
+    fi
+    # The static libraries the compiler's linker finds (it prints the bare name when it finds none), and the
+    # directory it takes <openssl/ssl.h> from (the preprocessor's line markers name it): the very headers
+    # librdkafka's configure compiles against.
+    ssl="$("$cc" -print-file-name=libssl.a 2>/dev/null)" || ssl=""
+    crypto="$("$cc" -print-file-name=libcrypto.a 2>/dev/null)" || crypto=""
+    inc="$(printf '#include <openssl/ssl.h>\n' | "$cc" -E -x c - 2>/dev/null |
+      sed -n 's:^# [0-9]* "\(/.*\)/openssl/ssl\.h".*:\1:p' | head -n1)" || inc=""
+    if [[ $ssl == /* && -f $ssl && $crypto == /* && -f $crypto && -n $inc ]]; then
+      ssl="$(dirname "$(realpath "$ssl")")"
+      crypto="$(dirname "$(realpath "$crypto")")"
+      if [[ $ssl == "$crypto" ]]; then
+        export KAFKA_NATIVE_OPENSSL=system OPENSSL_STATIC=1 OPENSSL_LIB_DIR="$ssl" OPENSSL_INCLUDE_DIR="$inc"
+        return 0
+      fi
+    fi
+  done
+  [[ $want == system ]] &&
+    die "KAFKA_NATIVE_OPENSSL=system, but $cc finds no libssl.a, libcrypto.a and <openssl/ssl.h> (apt-get install libssl-dev)"
+  info "note: no static system OpenSSL (libssl-dev: libssl.a, libcrypto.a, headers): OpenSSL is compiled from source (vendored), a longer cold build"
+  export KAFKA_NATIVE_OPENSSL=vendored
+}
+
+# engine_cargo SUBCOMMAND ARGS...: cargo on the Rust engine (build, test, clippy) with the OpenSSL engine_openssl
+# chooses: the one feature set every build, test and lint of the project uses.
+engine_cargo() {
+  local sub="$1"
+  shift
+  engine_openssl
+  if [[ $KAFKA_NATIVE_OPENSSL == system ]]; then
+    cargo "$sub" --no-default-features "$@"
+  else
+    cargo "$sub" "$@"
+  fi
+}

@@ -14,6 +14,12 @@
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+# For engine_cargo (the build's OpenSSL and features), keeping this suite's locale (common.sh sets LANG=C LC_ALL=C).
+caller_locale="$(export -p | grep -E '^declare -x (LANG|LC_ALL)=')"
+# shellcheck source=../../scripts/lib/common.sh source-path=SCRIPTDIR
+source "$root/scripts/lib/common.sh"
+unset LANG LC_ALL
+eval "$caller_locale"
 enter_work_dir schema-test
 
 registry_url="http://127.0.0.1:${REGISTRY_PORT:-8081}/apis/ccompat/v7"
@@ -29,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 
 build() {
-  cargo build --release --locked -p kafka-native --example schema_records &&
+  engine_cargo build --release --locked -p kafka-native --example schema_records &&
     mvn -q -B -Dstyle.color=never -f tests/schema/interop/pom.xml package
 }
 if ! build >"$out/build.log" 2>&1; then
@@ -70,7 +76,7 @@ engine_tests() {
   # Here a registry that does not answer fails the tests (a plain cargo test prints SKIPPED and passes them).
   SCHEMA_REGISTRY_URL="$registry_url" SCHEMA_REGISTRY_TLS_URL="$registry_tls_url" \
     SCHEMA_REGISTRY_CA="$root/target/registry/tls/ca.pem" SCHEMA_REGISTRY_REQUIRED=1 \
-    cargo test --release --locked -p kafka-native --test schema_registry 2>&1 |
+    engine_cargo test --release --locked -p kafka-native --test schema_registry 2>&1 |
     tee "$out/engine.log"
   local rc=${PIPESTATUS[0]}
   ((rc == 0)) && grep -Eq '^test result: ok\. [1-9][0-9]* passed; 0 failed; 0 ignored' "$out/engine.log"
