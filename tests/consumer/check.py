@@ -2,7 +2,7 @@
 """Checks a consumer/end-to-end run the way a user reads it: the JTL (CSV) and the engine's JSON summaries.
 
 Usage: check.py JTL [--consumer-summary F] [--producer-summary F] [--records N] [--match-producer]
-                    [--no-rebalance] [--rebalanced N] [--pauses THREADS] [--ended-within S]
+                    [--no-rebalance] [--rebalanced N] [--pauses THREADS] [--joined N] [--ended-within S]
                     [--latency-below-ms MS] [--lag ok|growing] [--codes CODE,...]
   --records N          the consumers consumed exactly N records (summary and JTL agree)
   --match-producer     consumed records == the producers' acked count (exactly once, nothing lost)
@@ -10,6 +10,7 @@ Usage: check.py JTL [--consumer-summary F] [--producer-summary F] [--records N] 
   --rebalanced N       the consumer summary counts at least N rebalances (group assignments)
   --pauses THREADS     the summary's rebalance_pauses has THREADS members whose figures add up to the group's,
                        and the JTL marks the samples that followed a rebalance (jtl.rebalance_pauses)
+  --joined N           with --pauses: at least N of them were assigned partitions (default all)
   --ended-within S     the consume samples span at most S seconds (the threads stopped by themselves)
   --latency-below-ms   end-to-end latency: p50 > 0 and p99 below MS
   --lag ok             every lag sample passed and the kafka.lag column holds numbers, the last one 0
@@ -37,6 +38,7 @@ def main():
     ap.add_argument("--no-rebalance", action="store_true")
     ap.add_argument("--rebalanced", type=int, metavar="N", help="the consumer summary counts at least N rebalances")
     ap.add_argument("--pauses", type=int, metavar="THREADS")
+    ap.add_argument("--joined", type=int, metavar="N", help="with --pauses: at least N members assigned partitions")
     ap.add_argument("--latency-below-ms", type=float)
     ap.add_argument("--ended-within", type=float, metavar="S", help="first to last consume sample within S seconds")
     ap.add_argument("--lag", choices=["ok", "growing"])
@@ -81,7 +83,7 @@ def main():
             fail(f"{summary['rebalances']} rebalances counted, expected at least {args.rebalanced}")
         figures.append(f"{summary['rebalances']} rebalances, rebalance.time.ms {summary['perf']['rebalance.time.ms']}")
     if args.pauses is not None:
-        count, total, longest, marked = jtl.rebalance_pauses(summary, consume, args.pauses)
+        count, total, longest, marked = jtl.rebalance_pauses(summary, consume, args.pauses, args.joined)
         figures.append(f"pauses: {count} in all, {total} ms, at most {longest} ms; {marked} samples marked")
     if args.ended_within is not None:
         span = (max(int(r["timeStamp"]) + int(r["elapsed"]) for r in consume) - min(int(r["timeStamp"]) for r in consume)) / 1000

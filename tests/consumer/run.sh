@@ -45,11 +45,15 @@ throughput() {
 # once (offsets committed after each sample, so a partition that moves is read on from where it was left), and a
 # drained thread leaves the group at once, so its partitions reach the others and every thread stops well before
 # the thread group's 120 s. Each thread's pauses are in the summary, and the polls that followed them are marked.
+# How many threads get partitions is the machine's speed: the first member is given all 6 at once, the others only
+# after it revokes some at its next heartbeat (5 s by the broker's default), and a fast first thread has read the
+# topic by then (seen in CI: 30,000 records in 0.4 s, the other two never assigned and stopping on the group's
+# committed end). So at least one assignment is asserted, and every member's pauses adding up to the group's.
 kip848() {
   run_plan kip848 jmeter-plans/consumer-throughput.jmx -Jkafka.topic="$prepared" -Jthreads=3 -Jassignment=subscribe \
     -Jgroup.protocol=consumer -Jcommit=sync -Jpoll.timeout.ms=2000 -Jduration=120 &&
     python3 tests/consumer/check.py "$out/kip848.jtl" --consumer-summary "$out/kip848-consumer.json" \
-      --records "$records" --rebalanced 2 --pauses 3 --ended-within 60
+      --records "$records" --rebalanced 1 --pauses 3 --joined 1 --ended-within 60
 }
 
 # A consumer thread that ends leaves its group: of two members (the classic protocol, session.timeout.ms 45 s), one

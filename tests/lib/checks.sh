@@ -53,13 +53,13 @@ baseline_plan() {
 
 # check NAME COMMAND...: runs the command and counts it; a failing check does not stop the others.
 check() {
-  local name="$1"
+  local name="$1" began=$SECONDS
   shift
   if "$@"; then
-    echo "PASS $name"
+    echo "PASS $name ($((SECONDS - began)) s)"
     passed=$((passed + 1))
   else
-    echo "FAIL $name"
+    echo "FAIL $name ($((SECONDS - began)) s)"
     failed=$((failed + 1))
   fi
 }

@@ -8,8 +8,8 @@
 # and +10) takes bearer tokens of the same client, and client certificates behind tests/oauth/forward.py --mtls (+11). Needs a built jar (scripts/build). Starts Keycloak, the broker
 # and the registry unless they run, and stops what it started. OAUTH_LONG_SECONDS (default 110) is the long run's
 # length: 2 refreshes need more than 96 s.
-# The token endpoint's outage and the refused certificates run beside the long run, which mostly waits: they add
-# no time of their own.
+# The long run, the token endpoint's outage, the refused certificates and the registry's runs start at once, in the
+# background; the other checks run beside them.
 set -uo pipefail
 # shellcheck source=../lib/checks.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
@@ -89,7 +89,8 @@ bad_run() { # bad_run NAME BOOTSTRAP: a short plan that is expected to fail at o
 
 # The long run: 60-s tokens, librdkafka asks for a new one at 80 % of its life (48 s); two producers (one per
 # thread) share each token. The broker re-authenticates sessions at the token's expiry, so a refresh that did not
-# happen fails samples.
+# happen fails samples. It runs in the background from the suite's start (it mostly waits on its rate), the other
+# checks beside it; long_check reads its result last.
 long_run() {
   q long "${OIDC[@]}" "$SECRET"
   local rate=10 loops=$((LONG * 10))
@@ -98,6 +99,12 @@ long_run() {
   all_ok long $((2 * loops)) || return 1
   grep -E '^oauth: ' "$out/long.out"
   verify refreshed "$out/long-summary.json" "$LONG"
+}
+long_check() {
+  wait "${bg_pid[long_run]}"
+  local rc=$?
+  cat "$out/long_run.bg"
+  return "$rc"
 }
 
 # The token endpoint goes down mid-test: the plan reaches Keycloak through tests/oauth/forward.py, which is stopped
@@ -434,7 +441,7 @@ fi
 background outage_run
 background mtls_refused_run
 background registry_run
-check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers" long_run
+background long_run
 check "OIDC over SASL_SSL; time to the first acknowledged sample, OIDC against SCRAM" first_ack
 check "producers, consumers, lag monitor and audit in one plan, all on tokens" end_to_end
 check "token endpoint unreachable: TOKEN_ERROR within seconds" unreachable
@@ -450,5 +457,6 @@ check "mTLS: key not matching the certificate, wrong key password, CA not PEM: e
 check "token endpoint down mid-test: samples ok while the token lives, TOKEN_ERROR naming the endpoint once it expired, ok again when it is back" outage_check
 check "mTLS: unknown CA, client certificate the broker refuses, expired and not yet valid client certificate, no client certificate, hostname mismatch: each says what to change" mtls_refused_check
 check "schema registry with a bearer token of the same OIDC client: records produced and decoded, one token; wrong secret and refused token each say so; mutual TLS to it, and no client certificate says what to set" registry_check
+check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers" long_check
 check "no secret or token in any JTL, log, stdout or summary" secret_scan
 summary
