@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::client::config::{self as librdkafka_conf, create};
+use crate::client::config::{self as librdkafka_conf, create, Created};
 use crate::client::context::ClientCtx;
 use crate::client::metadata::{self, Fetch};
 use crate::client::retry;
@@ -153,11 +153,11 @@ impl LagOutcome {
 
 /// The lag monitor of one JMeter thread (usually the only thread of a small "lag" thread group).
 pub struct LagMonitor {
-    consumer: BaseConsumer<ClientCtx>,
+    consumer: Created<BaseConsumer<ClientCtx>>,
     settings: LagSettings,
     /// Reads the last-stable offsets (librdkafka asks for the end offsets with the consumer's isolation level);
     /// `consumer` reads with read_uncommitted, so its end offsets are the high watermarks.
-    stable: BaseConsumer<ClientCtx>,
+    stable: Created<BaseConsumer<ClientCtx>>,
     /// Totals of the last `windows + 1` samples, oldest first.
     history: VecDeque<i64>,
     /// By partition: the last-stable offset last seen held behind the high watermark, and in how many samples in a
@@ -281,7 +281,7 @@ impl LagMonitor {
         let servers = servers(&s.client);
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
         let fetch = Fetch { servers, timeout: s.timeout, advice: "" };
-        let ids = metadata::topic_partitions(&self.consumer, &s.topic, Duration::ZERO, fetch)?.ok_or_else(|| {
+        let ids = metadata::topic_partitions(&*self.consumer, &s.topic, Duration::ZERO, fetch)?.ok_or_else(|| {
             EngineError::new(
                 Code::UnknownTopicOrPart,
                 format!("topic '{}' does not exist on {servers}; check the lag sampler's topic", s.topic),

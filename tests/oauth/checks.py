@@ -45,6 +45,18 @@ def refreshed(summary, run_seconds):
     print("long run:", o)
 
 
+def extensions_seen(broker_log, marker, tokens):
+    """The broker (stack/kafka/oauth/ExtensionsCheck.java) logged the SASL extensions holding MARKER with at least
+    TOKENS different tokens (told apart by their expiry): each (re-)authentication brought them."""
+    expiries = set()
+    with open(broker_log, errors="replace") as f:
+        for line in f:
+            if "SASL extensions of " in line and marker in line:
+                expiries.add(line.split("(token expiring ", 1)[1].split(")", 1)[0])
+    assert len(expiries) >= int(tokens), f"{marker} seen with {len(expiries)} token(s) in {broker_log}"
+    print(f"{marker}: with {len(expiries)} tokens")
+
+
 def outage_seen(results, summary, url, first, stopped, restarted):
     """The token endpoint down from STOPPED to RESTARTED (epoch ms; FIRST: the first token's fetch, 15-s tokens):
     while the token lives every sample succeeds; after its expiry samples fail with TOKEN_ERROR naming the expiry,
@@ -76,4 +88,4 @@ def outage_seen(results, summary, url, first, stopped, restarted):
 
 
 if __name__ == "__main__":
-    jtl.run_checks({f.__name__: f for f in (first_ok_after, failed_within, refreshed, outage_seen)}, "oauth")
+    jtl.run_checks({f.__name__: f for f in (first_ok_after, failed_within, refreshed, extensions_seen, outage_seen)}, "oauth")

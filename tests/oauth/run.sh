@@ -48,6 +48,7 @@ source "$DIR/oauth.env"
 # shellcheck disable=SC1090 # this node's own secure client settings (scripts/kafka --port-base writes them there)
 source "$root/target/kafka/base-$BASE/secure/credentials.env"
 SCRAM_BOOTSTRAP="127.0.0.1:$((BASE + 2))"
+BROKER_LOG="$root/target/kafka/base-$BASE/logs/server.log"
 
 # q NAME PROPS...: a JMeter -q file $out/NAME.properties whose extra.properties are PROPS joined by ';'.
 q() {
@@ -92,13 +93,15 @@ bad_run() { # bad_run NAME BOOTSTRAP: a short plan that is expected to fail at o
 # happen fails samples. It runs in the background from the suite's start (it mostly waits on its rate), the other
 # checks beside it; long_check reads its result last.
 long_run() {
-  q long "${OIDC[@]}" "$SECRET"
+  q long "${OIDC[@]}" "$SECRET" "sasl.oauthbearer.extensions=logicalCluster=lkc-local,traceId=long$$"
   local rate=10 loops=$((LONG * 10))
   plan long "$KAFKA_OAUTH_BOOTSTRAP" -Jkafka.topic="oauth-long-$RANDOM$RANDOM" -Jthreads=2 -Jloops="$loops" \
     -Jtarget.rate="$rate" -Jproducer.scope=thread -Jtopic.partitions=2
   all_ok long $((2 * loops)) || return 1
   grep -E '^oauth: ' "$out/long.out"
-  verify refreshed "$out/long-summary.json" "$LONG"
+  verify refreshed "$out/long-summary.json" "$LONG" || return 1
+  # the refreshed tokens carry the SASL extensions too: the broker saw them with more than one token
+  verify extensions-seen "$BROKER_LOG" "traceId=long$$" 2
 }
 long_check() {
   wait "${bg_pid[long_run]}"
@@ -226,6 +229,21 @@ wrong_audience() {
     sasl.oauthbearer.client.secret=wrong-audience-secret
   bad_run audience "$KAFKA_OAUTH_BOOTSTRAP"
   fails_fast audience 15 AUTHENTICATION "invalid_token" "audience"
+}
+
+# SASL extensions: the broker (stack/kafka/oauth/ExtensionsCheck.java) takes its own logicalCluster and refuses
+# another, so the refusal shows that the extension reached it; a malformed list is a setup error that says why.
+extensions() {
+  q ext-ok "${OIDC[@]}" "$SECRET" "sasl.oauthbearer.extensions=logicalCluster=lkc-local,traceId=ok$$"
+  plan ext-ok "$KAFKA_OAUTH_BOOTSTRAP" -Jkafka.topic="oauth-ext-$RANDOM" -Jthreads=1 -Jloops=20
+  all_ok ext-ok 20 || return 1
+  verify extensions-seen "$BROKER_LOG" "traceId=ok$$" 1 || return 1
+  q ext-wrong "${OIDC[@]}" "$SECRET" "sasl.oauthbearer.extensions=logicalCluster=lkc-other"
+  bad_run ext-wrong "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast ext-wrong 15 AUTHENTICATION "lkc-other" "check sasl.oauthbearer.extensions" || return 1
+  q ext-bad "${OIDC[@]}" "$SECRET" "sasl.oauthbearer.extensions=auth=x"
+  bad_run ext-bad "$KAFKA_OAUTH_BOOTSTRAP"
+  fails_fast ext-bad 5 CONFIG_ERROR "sasl.oauthbearer.extensions: the key 'auth' is reserved"
 }
 
 MTLS=(security.protocol=SSL "ssl.ca.location=$KAFKA_CA_PEM" "ssl.certificate.location=$KAFKA_CLIENT_CERT")
@@ -452,11 +470,12 @@ check "wrong client secret: AUTHENTICATION (401) naming the settings" wrong_secr
 check "scope rejected by the identity provider: TOKEN_ERROR invalid_scope" scope_rejected
 check "OAUTHBEARER with no token URL: CONFIG_ERROR" no_token_url
 check "token of another audience: the broker refuses it, the sample says why" wrong_audience
+check "SASL extensions: the broker's own logicalCluster sends, another is refused, a malformed list is a setup error" extensions
 check "mTLS: client certificate with an encrypted key sends" mtls_good
 check "mTLS: key not matching the certificate, wrong key password, CA not PEM: each a clear setup error" mtls_bad
 check "token endpoint down mid-test: samples ok while the token lives, TOKEN_ERROR naming the endpoint once it expired, ok again when it is back" outage_check
 check "mTLS: unknown CA, client certificate the broker refuses, expired and not yet valid client certificate, no client certificate, hostname mismatch: each says what to change" mtls_refused_check
 check "schema registry with a bearer token of the same OIDC client: records produced and decoded, one token; wrong secret and refused token each say so; mutual TLS to it, and no client certificate says what to set" registry_check
-check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers" long_check
+check "OIDC for ${LONG} s with 60-s tokens: 0 failed samples, refreshes counted, one token per round for two producers, SASL extensions with every token" long_check
 check "no secret or token in any JTL, log, stdout or summary" secret_scan
 summary

@@ -21,7 +21,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 use serde::Serialize;
 
-use crate::client::config::create;
+use crate::client::config::{create, Created};
 use crate::client::context::ClientCtx;
 use crate::client::settings::connection_properties;
 use crate::error::EngineError;
@@ -226,7 +226,7 @@ impl Pass<'_> {
         // librdkafka's end-of-partition event, not from reaching its last offset.
         props.insert("isolation.level".into(), self.isolation.into());
         props.insert("enable.partition.eof".into(), "true".into());
-        let consumer: BaseConsumer<ClientCtx> = create(&props, ClientCtx::default(), "audit consumer")?;
+        let consumer: Created<BaseConsumer<ClientCtx>> = create(&props, ClientCtx::default(), "audit consumer")?;
         let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
         let deadline = self.deadline;
         let failed = |what: &str, e: EngineError| {

@@ -10,7 +10,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, Top
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::types::RDKafkaErrorCode;
 
-use super::config::create;
+use super::config::{create, Created};
 use super::context::ClientCtx;
 use super::metadata::{self, Fetch};
 use super::settings::servers;
@@ -28,7 +28,7 @@ pub fn create_topic(
     replication: i32,
     timeout: Duration,
 ) -> Result<bool, EngineError> {
-    let admin: AdminClient<ClientCtx> = create(connection, ClientCtx::default(), "admin client")?;
+    let admin: Created<AdminClient<ClientCtx>> = create(connection, ClientCtx::default(), "admin client")?;
     // Creating many partitions can take the controller a few seconds on a busy machine: allow at least 30 s.
     let timeout = timeout.max(Duration::from_secs(30));
     let opts = AdminOptions::new().operation_timeout(Some(timeout)).request_timeout(Some(timeout));
@@ -56,7 +56,7 @@ pub fn end_offsets(
     // give the last-stable offsets.
     let mut props = connection.clone();
     props.insert("isolation.level".into(), "read_uncommitted".into());
-    let consumer: BaseConsumer<ClientCtx> = create(&props, ClientCtx::default(), "consumer")?;
+    let consumer: Created<BaseConsumer<ClientCtx>> = create(&props, ClientCtx::default(), "consumer")?;
     let partitions = metadata::topic_partitions(
         consumer.client(),
         topic,
@@ -80,7 +80,7 @@ pub fn broker_setting(
     name: &str,
     timeout: Duration,
 ) -> Result<Option<String>, EngineError> {
-    let admin: AdminClient<ClientCtx> = create(connection, ClientCtx::default(), "admin client")?;
+    let admin: Created<AdminClient<ClientCtx>> = create(connection, ClientCtx::default(), "admin client")?;
     let kafka = |e: rdkafka::error::KafkaError| EngineError::from_kafka(&e);
     let metadata = admin.inner().fetch_metadata(None, timeout).map_err(kafka)?;
     let Some(broker) = metadata.brokers().first().map(|b| b.id()) else { return Ok(None) };

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::os::raw::c_char;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use rdkafka::bindings as rd;
 use rdkafka::client::ClientContext;
@@ -92,11 +92,29 @@ pub fn client_config(props: &BTreeMap<String, String>) -> ClientConfig {
     props.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
+/// A librdkafka client as [`create`] made it, used as the client itself (it dereferences to it). With OIDC it
+/// also holds the client's place in its token source's refreshes, which it gives up before the client is
+/// destroyed.
+pub struct Created<T> {
+    // Declared first, so dropped first: the refresher lets go of the client before librdkafka destroys it.
+    _tokens: Option<super::oauth::Attachment>,
+    client: T,
+}
+
+impl<T> std::ops::Deref for Created<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.client
+    }
+}
+
 /// Creates a client of any kind (`what` names it in the error) with the given context; the properties were
 /// validated before, so a failure here is rare, and its text never quotes a value.
 /// With OAUTHBEARER/OIDC the first token is fetched before the client exists (a wrong secret or an unreachable
-/// provider fails here, within seconds) and handed to the new client at once.
-pub fn create<C, T>(props: &BTreeMap<String, String>, context: C, what: &str) -> Result<T, EngineError>
+/// provider fails here, within seconds) and handed to the new client at once; the source's refresher hands it the
+/// later ones.
+pub fn create<C, T>(props: &BTreeMap<String, String>, context: C, what: &str) -> Result<Created<T>, EngineError>
 where
     C: ClientContext + HasClientCtx,
     T: FromClientConfigAndContext<C> + NativeClient,
@@ -110,8 +128,8 @@ where
         Some(oidc) => {
             let source = super::oauth::source(&oidc);
             let token = source.token()?;
-            context.client_ctx().set_oauth(source);
-            Some(token)
+            context.client_ctx().set_oauth(Arc::clone(&source));
+            Some((source, token))
         }
         None => None,
     };
@@ -119,10 +137,11 @@ where
         let why = redact_kafka(&e);
         EngineError::config(format!("the {what} could not be created: {why}{}", tls_hint(&why)))
     })?;
-    if let Some(token) = first {
-        super::oauth::hand_over(&client, &token)?;
-    }
-    Ok(client)
+    let tokens = match first {
+        Some((source, token)) => Some(source.attach(&client, &token)?),
+        None => None,
+    };
+    Ok(Created { _tokens: tokens, client })
 }
 
 /// What OpenSSL's words mean for the client's TLS files (librdkafka loads them when the client is created).

@@ -46,7 +46,7 @@ pub struct ClientCtx {
     breakdown: Option<Recorder>,
     /// When each kind of client-level error was last logged at ERROR: see [`REPEAT_QUIET`].
     logged: Mutex<HashMap<String, Instant>>,
-    /// OAUTHBEARER with OIDC: where librdkafka's token refreshes get their tokens.
+    /// OAUTHBEARER with OIDC: the client's token source, which explains the failures of a token outage.
     oauth: OnceLock<Arc<super::oauth::Source>>,
     /// A TLS client's files, to explain its TLS failures.
     tls: OnceLock<super::tls::Files>,
@@ -92,17 +92,6 @@ impl ClientCtx {
         self.oauth.get()?.outage(sent)
     }
 
-    /// librdkafka's token refresh: a token from the client's source.
-    pub fn oauth_token(&self) -> Result<rdkafka::client::OAuthToken, EngineError> {
-        let source = self.oauth.get().ok_or_else(|| {
-            EngineError::config(
-                "sasl.mechanism=OAUTHBEARER needs sasl.oauthbearer.method=oidc with sasl.oauthbearer.token.endpoint.url, sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret",
-            )
-        })?;
-        let t = source.token()?;
-        Ok(rdkafka::client::OAuthToken { token: t.value, principal_name: t.principal, lifetime_ms: t.expires_ms })
-    }
-
     /// The client's latest error, the best explanation of a failed request.
     pub fn last_error(&self) -> Option<EngineError> {
         self.last_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
@@ -145,6 +134,10 @@ impl ClientCtx {
                 "; the broker refused the OAuth token: its audience, issuer, signature or expiry does not match what \
                  the broker expects (the broker's log says which)",
             );
+        }
+        // Kafka's broker words for SASL extensions it did not accept
+        if reason.contains("extensions are invalid") {
+            e.message.push_str("; the broker refused the SASL extensions: check sasl.oauthbearer.extensions");
         }
         *last = Some(e);
     }
@@ -205,21 +198,8 @@ impl HasClientCtx for ClientCtx {
 macro_rules! client_context {
     ($ty:ty) => {
         impl rdkafka::ClientContext for $ty {
-            // Tokens come from the engine's own OIDC client (client/oauth.rs); a client without OAUTHBEARER is never
-            // asked for one.
-            const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
-
-            fn generate_oauth_token(
-                &self,
-                _config: Option<&str>,
-            ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
-                let ctx = $crate::client::context::HasClientCtx::client_ctx(self);
-                match $crate::client::context::guarded("oauth token", || ctx.oauth_token()) {
-                    Some(Ok(token)) => Ok(token),
-                    Some(Err(e)) => Err(Box::new(e)),
-                    None => Err("internal error while fetching the OAuth token (please report)".into()),
-                }
-            }
+            // No generate_oauth_token: the engine hands the tokens to librdkafka itself, with the SASL extensions
+            // rdkafka's refresh would leave out (client/oauth.rs, Source::attach).
 
             fn log(&self, level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
                 let ctx = $crate::client::context::HasClientCtx::client_ctx(self);

@@ -2,16 +2,18 @@
 //! endpoint, made by the engine itself (ureq, already linked for the schema registry) instead of librdkafka's own
 //! OIDC, which needs librdkafka built with libcurl. The settings keep librdkafka's and Java's names
 //! (`sasl.oauthbearer.method=oidc`, `sasl.oauthbearer.token.endpoint.url`, `sasl.oauthbearer.client.id`,
-//! `sasl.oauthbearer.client.secret`, `sasl.oauthbearer.scope`); they are taken out of the librdkafka configuration
-//! and the tokens handed to librdkafka: the first one right after a client is created (so a wrong secret fails the
-//! setup within seconds), the later ones from librdkafka's refresh event at 80 % of a token's life
-//! ([`crate::client_context`]). One token serves every client with the same settings; the run's summary counts
+//! `sasl.oauthbearer.client.secret`, `sasl.oauthbearer.scope`, `sasl.oauthbearer.extensions`); they are taken out
+//! of the librdkafka configuration and the tokens handed to librdkafka by the engine: the first one right after a
+//! client is created (so a wrong secret fails the setup within seconds), the later ones by the source's refresher
+//! thread at 80 % of a token's life ([`Source::attach`]). The engine hands them over itself, not through rdkafka's
+//! `generate_oauth_token`, because rdkafka 0.39 passes no SASL extensions to librdkafka, and clusters such as
+//! Confluent Cloud's require them. One token serves every client with the same settings; the run's summary counts
 //! the tokens fetched, the refreshes and the failed refreshes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::CString;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Condvar, LazyLock, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -43,6 +45,10 @@ const MAX_ANSWER: u64 = 256 * 1024;
 const RECONNECT: Duration = Duration::from_secs(10);
 /// A token request that takes longer fails: a sample must say within seconds that the provider does not answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
+/// After a failed refresh the next try comes this much later (librdkafka's own retry interval).
+const RETRY: Duration = Duration::from_secs(10);
+/// The least time between two refreshes, whatever lifetime the provider gives its tokens.
+const MIN_REFRESH: Duration = Duration::from_secs(1);
 
 /// Where and as whom tokens are fetched (the secret never leaves this struct but in the request).
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -51,6 +57,8 @@ pub struct Oidc {
     client_id: String,
     secret: String,
     scope: Option<String>,
+    /// SASL extensions (RFC 7628 3.1), in the order given: sent to the broker with every token.
+    extensions: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for Oidc {
@@ -60,6 +68,7 @@ impl std::fmt::Debug for Oidc {
             .field("client_id", &self.client_id)
             .field("secret", &"***")
             .field("scope", &self.scope)
+            .field("extensions", &self.extensions.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>())
             .finish()
     }
 }
@@ -114,11 +123,6 @@ pub fn split(props: &BTreeMap<String, String>) -> Result<(BTreeMap<String, Strin
             if mechanism.is_empty() { "not set".to_string() } else { format!("'{}'", clip(mechanism)) }
         )));
     }
-    if get("sasl.oauthbearer.extensions").is_some() {
-        return Err(EngineError::config(
-            "sasl.oauthbearer.extensions: SASL extensions are not sent by this engine (its token handover to librdkafka has none); remove the setting, or ask the cluster's operators whether the broker needs them",
-        ));
-    }
     let url = get("sasl.oauthbearer.token.endpoint.url").ok_or_else(|| {
         EngineError::config(
             "sasl.oauthbearer.token.endpoint.url: missing; OAUTHBEARER with sasl.oauthbearer.method=oidc fetches its tokens there, e.g. https://idp.example.com/realms/kafka/protocol/openid-connect/token",
@@ -148,8 +152,40 @@ pub fn split(props: &BTreeMap<String, String>) -> Result<(BTreeMap<String, Strin
         client_id: client_id.to_string(),
         secret: secret.clone(),
         scope: get("sasl.oauthbearer.scope").map(str::to_string),
+        extensions: get("sasl.oauthbearer.extensions").map(extensions).transpose()?.unwrap_or_default(),
     };
     Ok((rest, Some(oidc)))
+}
+
+/// `key=value,key=value` (librdkafka's form) as pairs, checked as RFC 7628 3.1 and librdkafka check them: a key of
+/// letters only and not `auth`, a value of visible characters and spaces.
+fn extensions(text: &str) -> Result<Vec<(String, String)>, EngineError> {
+    let bad = |why: String| {
+        EngineError::config(format!(
+            "sasl.oauthbearer.extensions: {why}; give comma-separated key=value pairs, e.g. logicalCluster=lkc-abc12,identityPoolId=pool-Xyz9"
+        ))
+    };
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let Some((key, value)) = item.split_once('=') else {
+            return Err(bad(format!("'{}' has no '='", clip(item))));
+        };
+        let key = key.trim();
+        if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Err(bad(format!("the key '{}' is not letters only (A-Z, a-z)", clip(key))));
+        }
+        if key == "auth" {
+            return Err(bad("the key 'auth' is reserved for the token itself".to_string()));
+        }
+        if pairs.iter().any(|(k, _)| k == key) {
+            return Err(bad(format!("the key '{key}' is given twice")));
+        }
+        if !value.bytes().all(|b| (0x20..=0x7e).contains(&b) || b == b'\t') {
+            return Err(bad(format!("the value of '{key}' has a character other than visible ASCII and spaces")));
+        }
+        pairs.push((key.to_string(), value.to_string()));
+    }
+    Ok(pairs)
 }
 
 /// A URL as shown in messages: without user information.
@@ -206,6 +242,34 @@ impl Token {
     fn fresh(&self) -> bool {
         self.fetched.elapsed() < self.life / 2
     }
+
+    /// When the refresher replaces it: at 80 % of its life, as librdkafka would.
+    fn due(&self) -> Instant {
+        self.fetched + self.life.mul_f64(0.8)
+    }
+}
+
+/// A client's place among its source's clients: dropped before the client, so that the refresher never hands a
+/// token to a destroyed client ([`crate::client::config::Created`] holds both in that order).
+pub struct Attachment {
+    source: Arc<Source>,
+    id: u64,
+}
+
+impl Drop for Attachment {
+    fn drop(&mut self) {
+        self.source.detach(self.id);
+    }
+}
+
+/// Tells a client that its token could not be refreshed (librdkafka keeps the old token while it lives).
+///
+/// # Safety
+/// `native` must be a live client.
+unsafe fn failed(native: Native, e: &EngineError) {
+    let message = CString::new(e.message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: the caller keeps the client alive; librdkafka copies the message.
+    unsafe { rd::rd_kafka_oauthbearer_set_token_failure(native.0, message.as_ptr()) };
 }
 
 /// One identity provider client: the agent, and the latest token.
@@ -220,7 +284,35 @@ pub struct Source {
     expires_ms: AtomicI64,
     /// The latest run of failed refreshes; kept after it ended, for the messages sent during it.
     outage: Mutex<Option<Outage>>,
+    /// The clients that take this source's tokens, and whether the refresher thread runs.
+    clients: Mutex<Clients>,
+    /// Wakes the refresher when a client is attached.
+    attached: Condvar,
 }
+
+/// The clients a source's refresher hands tokens to.
+#[derive(Default)]
+struct Clients {
+    next_id: u64,
+    list: Vec<Attached>,
+    refresher: bool,
+}
+
+/// One client: its `rd_kafka_t`, valid while it is in the list ([`Attachment`] removes it before the client is
+/// destroyed), and when its token is due for a refresh.
+struct Attached {
+    id: u64,
+    native: Native,
+    due: Instant,
+}
+
+/// An `rd_kafka_t` pointer; librdkafka's token calls may be made from any thread.
+#[derive(Clone, Copy)]
+struct Native(*mut rd::rd_kafka_t);
+
+// SAFETY: the pointer is only used under the source's `clients` lock while the client is alive (see `Attached`),
+// and rd_kafka_oauthbearer_set_token(_failure) are thread-safe.
+unsafe impl Send for Native {}
 
 /// Refreshes that failed in a row.
 struct Outage {
@@ -257,12 +349,135 @@ pub fn source(oidc: &Oidc) -> Arc<Source> {
                 had_one: Default::default(),
                 expires_ms: AtomicI64::new(i64::MAX),
                 outage: Mutex::new(None),
+                clients: Mutex::default(),
+                attached: Condvar::new(),
             })
         })
         .clone()
 }
 
 impl Source {
+    /// Gives a new client its first token at once (a client that is never polled, a metadata request or an admin
+    /// call, needs no event to get it) and adds it to the refresher's clients until the returned attachment drops.
+    pub fn attach(self: &Arc<Self>, client: &impl NativeClient, token: &Token) -> Result<Attachment, EngineError> {
+        let native = Native(client.native());
+        // SAFETY: the client is alive (borrowed).
+        unsafe { self.hand_over(native, token) }?;
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        let id = clients.next_id;
+        clients.next_id += 1;
+        clients.list.push(Attached { id, native, due: token.due() });
+        if !clients.refresher {
+            let source = Arc::clone(self);
+            let started = std::thread::Builder::new().name("oauth-refresh".into()).spawn(move || source.refresh());
+            match started {
+                Ok(_) => clients.refresher = true,
+                Err(e) => {
+                    clients.list.retain(|c| c.id != id);
+                    return Err(token_error(format!("the token refresher could not be started: {e}")));
+                }
+            }
+        }
+        self.attached.notify_all();
+        Ok(Attachment { source: Arc::clone(self), id })
+    }
+
+    /// The refresher: one thread per source for the life of the process. It waits until the earliest client's
+    /// token is at 80 % of its life, fetches (or reuses a fresh) token and hands it to every client; when the fetch
+    /// fails it tells the clients (librdkafka raises an authentication error event, as for its own refreshes) and
+    /// tries again after [`RETRY`].
+    fn refresh(self: Arc<Self>) {
+        let mut retry_at: Option<Instant> = None;
+        loop {
+            let clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+            let due = match (retry_at, clients.list.iter().map(|c| c.due).min()) {
+                (_, None) => {
+                    // no client: wait for one (its token is new)
+                    drop(self.attached.wait(clients).unwrap_or_else(|p| p.into_inner()));
+                    retry_at = None;
+                    continue;
+                }
+                (Some(at), Some(_)) => at,
+                (None, Some(due)) => due,
+            };
+            let now = Instant::now();
+            if now < due {
+                drop(self.attached.wait_timeout(clients, due - now).unwrap_or_else(|p| p.into_inner()));
+                continue;
+            }
+            drop(clients);
+            let fetched = super::context::guarded("oauth refresh", || self.token()).unwrap_or_else(|| {
+                Err(token_error("internal error while refreshing the OAuth token (please report)".into()))
+            });
+            let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+            match fetched {
+                Ok(token) => {
+                    retry_at = None;
+                    let due = token.due().max(Instant::now() + MIN_REFRESH);
+                    for c in clients.list.iter_mut() {
+                        // SAFETY: a listed client is alive (Attachment::drop takes the lock to remove it first).
+                        if let Err(e) = unsafe { self.hand_over(c.native, &token) } {
+                            log::warn!("oauth: {e}");
+                            // SAFETY: as above.
+                            unsafe { failed(c.native, &e) };
+                        }
+                        c.due = due;
+                    }
+                }
+                Err(e) => {
+                    retry_at = Some(Instant::now() + RETRY);
+                    for c in clients.list.iter() {
+                        // SAFETY: as above.
+                        unsafe { failed(c.native, &e) };
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hands `token` to librdkafka with the source's SASL extensions.
+    ///
+    /// # Safety
+    /// `native` must be a live client.
+    unsafe fn hand_over(&self, native: Native, token: &Token) -> Result<(), EngineError> {
+        let nul = || token_error("the identity provider's token contains a NUL character".to_string());
+        let value = CString::new(token.value.as_str()).map_err(|_| nul())?;
+        let principal = CString::new(token.principal.as_str()).map_err(|_| nul())?;
+        // checked in split(): no NUL in a key or value
+        let strings: Vec<CString> = self
+            .oidc
+            .extensions
+            .iter()
+            .flat_map(|(k, v)| [k, v])
+            .filter_map(|s| CString::new(s.as_str()).ok())
+            .collect();
+        let mut pointers: Vec<*const std::os::raw::c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+        let mut err = [0 as std::os::raw::c_char; 512];
+        // SAFETY: the caller keeps the client alive; the strings outlive the call, which copies them.
+        let code = unsafe {
+            rd::rd_kafka_oauthbearer_set_token(
+                native.0,
+                value.as_ptr(),
+                token.expires_ms,
+                principal.as_ptr(),
+                if pointers.is_empty() { std::ptr::null_mut() } else { pointers.as_mut_ptr() },
+                pointers.len(),
+                err.as_mut_ptr(),
+                err.len(),
+            )
+        };
+        if code == rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
+            return Ok(());
+        }
+        // SAFETY: librdkafka wrote a NUL-terminated message into err (or left it zeroed).
+        let why = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned();
+        Err(token_error(format!("librdkafka did not take the token: {}", clip(&why))))
+    }
+
+    fn detach(&self, id: u64) {
+        self.clients.lock().unwrap_or_else(|p| p.into_inner()).list.retain(|c| c.id != id);
+    }
+
     /// A token with life left, fetched when the latest is old. One fetch at a time: the threads of a test that
     /// start together make one request, not one each.
     pub fn token(&self) -> Result<Token, EngineError> {
@@ -467,7 +682,7 @@ fn jwt_claims(token: &str) -> Option<serde_json::Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// A librdkafka client whose native handle the first token is given to.
+/// A librdkafka client whose native handle the engine gives its tokens to.
 pub trait NativeClient {
     /// The `rd_kafka_t` of the client.
     fn native(&self) -> *mut rd::rd_kafka_t;
@@ -495,35 +710,6 @@ impl<C: ClientContext> NativeClient for rdkafka::admin::AdminClient<C> {
     fn native(&self) -> *mut rd::rd_kafka_t {
         self.inner().native_ptr()
     }
-}
-
-/// Gives a new client its token at once: a client that is never polled (a metadata request, an admin call) would
-/// otherwise wait for a refresh event nobody serves.
-pub fn hand_over(client: &impl NativeClient, token: &Token) -> Result<(), EngineError> {
-    let (Ok(value), Ok(principal)) = (CString::new(token.value.as_str()), CString::new(token.principal.as_str()))
-    else {
-        return Err(token_error("the identity provider's token contains a NUL character".to_string()));
-    };
-    let mut err = [0 as std::os::raw::c_char; 512];
-    // SAFETY: the client is alive (borrowed); the strings outlive the call, which copies them; no extensions.
-    let code = unsafe {
-        rd::rd_kafka_oauthbearer_set_token(
-            client.native(),
-            value.as_ptr(),
-            token.expires_ms,
-            principal.as_ptr(),
-            std::ptr::null_mut(),
-            0,
-            err.as_mut_ptr(),
-            err.len(),
-        )
-    };
-    if code == rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
-        return Ok(());
-    }
-    // SAFETY: librdkafka wrote a NUL-terminated message into err (or left it zeroed).
-    let why = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned();
-    Err(token_error(format!("librdkafka did not take the token: {}", clip(&why))))
 }
 
 #[cfg(test)]
@@ -573,10 +759,37 @@ mod tests {
         let mut p = props(GOOD);
         p.insert("sasl.oauthbearer.token.endpoint.url".into(), "ftp://idp/token".into());
         assert!(split(&p).unwrap_err().message.contains("is not an http:// or https:// URL"));
-        p.insert("sasl.oauthbearer.token.endpoint.url".into(), "https://u:pw@idp/token".into());
+    }
+
+    #[test]
+    fn extensions_are_read_as_librdkafka_reads_them_and_checked() {
+        let mut p = props(GOOD);
+        p.insert("sasl.oauthbearer.extensions".into(), " logicalCluster=lkc-abc12 , identityPoolId=pool-Xyz9,".into());
+        let oidc = split(&p).unwrap().1.unwrap();
+        assert_eq!(
+            oidc.extensions,
+            vec![("logicalCluster".into(), "lkc-abc12".into()), ("identityPoolId".into(), "pool-Xyz9".into())]
+        );
+        assert!(!format!("{oidc:?}").contains("lkc-abc12"), "values are not shown");
+        for (text, says) in [
+            ("logicalCluster", "'logicalCluster' has no '='"),
+            ("logical_cluster=x", "the key 'logical_cluster' is not letters only"),
+            ("=x", "the key '' is not letters only"),
+            ("auth=Bearer x", "the key 'auth' is reserved"),
+            ("a=1,a=2", "the key 'a' is given twice"),
+            ("a=b\u{1}c", "the value of 'a' has a character other than visible ASCII"),
+            ("a=caf\u{e9}", "the value of 'a' has a character other than visible ASCII"),
+        ] {
+            p.insert("sasl.oauthbearer.extensions".into(), text.into());
+            let e = split(&p).unwrap_err();
+            assert_eq!(e.code, Code::ConfigError);
+            assert!(e.message.starts_with("sasl.oauthbearer.extensions: "), "{}", e.message);
+            assert!(e.message.contains(says), "{text}: {}", e.message);
+        }
+        // without OIDC the setting is refused like the other OIDC settings
+        let mut p = props(&GOOD[..3]);
         p.insert("sasl.oauthbearer.extensions".into(), "a=b".into());
-        let m = split(&p).unwrap_err().message;
-        assert!(m.starts_with("sasl.oauthbearer.extensions:"), "{m}");
+        assert!(split(&p).unwrap_err().message.starts_with("sasl.oauthbearer.extensions: set, but"));
     }
 
     #[test]
@@ -626,7 +839,14 @@ mod tests {
     /// A token endpoint on a loopback port that gives every request this one answer (a unit test of the answer's
     /// reading; the suite tests/oauth runs against Keycloak).
     fn endpoint(status: &str, kind: &str, body: String) -> Oidc {
+        endpoint_counted(status, kind, body).0
+    }
+
+    /// [`endpoint`], and the count of requests it answered.
+    fn endpoint_counted(status: &str, kind: &str, body: String) -> (Oidc, Arc<AtomicU64>) {
         use std::io::{Read, Write};
+        let answered = Arc::new(AtomicU64::new(0));
+        let count = Arc::clone(&answered);
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/token", listener.local_addr().unwrap());
         let answer = format!(
@@ -638,6 +858,7 @@ mod tests {
                 let mut buf = [0u8; 4096];
                 let _ = stream.read(&mut buf);
                 let _ = stream.write_all(answer.as_bytes());
+                count.fetch_add(1, Ordering::Relaxed);
                 // read what is left of the request before closing: unread bytes would reset the connection
                 let _ = stream.shutdown(std::net::Shutdown::Write);
                 let _ = std::io::copy(&mut stream, &mut std::io::sink());
@@ -645,7 +866,31 @@ mod tests {
         });
         let mut p = props(GOOD);
         p.insert("sasl.oauthbearer.token.endpoint.url".into(), url);
-        split(&p).unwrap().1.unwrap()
+        p.insert("sasl.oauthbearer.extensions".into(), "logicalCluster=lkc-test".into());
+        (split(&p).unwrap().1.unwrap(), answered)
+    }
+
+    #[test]
+    fn the_refresher_hands_new_tokens_to_its_clients_until_they_drop() {
+        use crate::client::context::ClientCtx;
+        // tokens of 2 s: the refresher replaces them every 1.6 s
+        let (oidc, answered) =
+            endpoint_counted("200 OK", "application/json", r#"{"access_token":"opaque","expires_in":2}"#.into());
+        let mut p = props(GOOD);
+        p.insert("bootstrap.servers".into(), "127.0.0.1:1".into());
+        p.insert("sasl.oauthbearer.token.endpoint.url".into(), oidc.url.clone());
+        p.insert("sasl.oauthbearer.extensions".into(), "logicalCluster=lkc-test".into());
+        let client: crate::client::config::Created<BaseConsumer<ClientCtx>> =
+            crate::client::config::create(&p, ClientCtx::default(), "consumer").unwrap();
+        let source = source(&oidc);
+        assert_eq!(source.clients.lock().unwrap().list.len(), 1);
+        std::thread::sleep(Duration::from_millis(3_800));
+        let fetched = answered.load(Ordering::Relaxed);
+        assert!(fetched >= 3, "the first token and two refreshes, not {fetched}");
+        drop(client);
+        assert!(source.clients.lock().unwrap().list.is_empty(), "a dropped client is let go");
+        std::thread::sleep(Duration::from_millis(2_500));
+        assert_eq!(answered.load(Ordering::Relaxed), fetched, "no refresh without a client");
     }
 
     fn fetch_error(status: &str, kind: &str, body: &str) -> EngineError {

@@ -288,7 +288,7 @@ fn partitions_of(tpl: &TopicPartitionList) -> Vec<i32> {
 
 /// One JMeter thread's consumer: owns its librdkafka consumer, its checks and its statistics.
 pub struct ConsumerHandle {
-    consumer: Option<BaseConsumer<ConsumerCtx>>,
+    consumer: Option<config::Created<BaseConsumer<ConsumerCtx>>>,
     settings: ConsumerSettings,
     /// Where the statistics go at close.
     run: Arc<Run>,
@@ -338,7 +338,7 @@ impl ConsumerHandle {
         let value_decoder = settings.value_decode.as_ref().map(RecordDecoder::new).transpose()?;
         let key_decoder = settings.key_decode.as_ref().map(RecordDecoder::new).transpose()?;
         let ctx = ConsumerCtx::new(label.clone());
-        let consumer: BaseConsumer<ConsumerCtx> = config::create(&settings.client, ctx, "consumer")?;
+        let consumer: config::Created<BaseConsumer<ConsumerCtx>> = config::create(&settings.client, ctx, "consumer")?;
         let partitions = topic_partitions(&consumer, &settings)?;
         let mut static_partitions = Vec::new();
         let mut totals = ConsumerTotals::default();
@@ -930,7 +930,7 @@ fn outlasted(outage: &mut Outage, settings: &ConsumerSettings) -> EngineError {
 
 /// Closes a consumer: a group member leaves its group within [`CLOSE_BOUND`] or is left to finish closing in a
 /// thread of its own (the returned note says so); a consumer of static partitions closes at once.
-fn close_bounded(consumer: BaseConsumer<ConsumerCtx>, in_group: bool, label: &str) -> String {
+fn close_bounded(consumer: config::Created<BaseConsumer<ConsumerCtx>>, in_group: bool, label: &str) -> String {
     if !in_group {
         return String::new();
     }

@@ -40,7 +40,7 @@ pub(crate) struct KafkaProducer {
 /// Who serves librdkafka's events (delivery reports above all).
 enum Inner {
     /// Shared producer: rdkafka's polling thread, which hands each report to the slot of the thread that sent it.
-    Threaded(ThreadedProducer<ProducerCtx>),
+    Threaded(config::Created<ThreadedProducer<ProducerCtx>>),
     /// One producer per JMeter thread: that thread, while it waits, so a report costs no wake-up of a third thread.
     Served(Served),
 }
@@ -50,7 +50,7 @@ enum Inner {
 /// (`BaseProducer::poll` with a timeout loops for the whole timeout, so it is only ever called with zero).
 struct Served {
     queue: MainQueue,
-    producer: BaseProducer<ProducerCtx>,
+    producer: config::Created<BaseProducer<ProducerCtx>>,
     wake: UnixStream,
     /// The end librdkafka writes to; kept open as long as the queue may write.
     _wake_tx: UnixStream,
@@ -83,7 +83,7 @@ impl Drop for MainQueue {
 }
 
 impl Served {
-    fn new(producer: BaseProducer<ProducerCtx>) -> Result<Served, EngineError> {
+    fn new(producer: config::Created<BaseProducer<ProducerCtx>>) -> Result<Served, EngineError> {
         let io =
             |e: std::io::Error| EngineError::new(Code::InternalError, format!("the producer's wake-up socket: {e}"));
         let (wake, tx) = UnixStream::pair().map_err(io)?;
