@@ -61,6 +61,7 @@ public class KafkaConnection extends AbstractTestElement
             ElementSetting.edited("oauthClientSecret", "sasl.oauthbearer.client.secret", "oauth", "",
                     PasswordEditor.class),
             ElementSetting.text("oauthScope", "sasl.oauthbearer.scope", "oauth", ""),
+            ElementSetting.text("oauthExtensions", "sasl.oauthbearer.extensions", "oauth", ""),
             // Mutual TLS: the client's own certificate (SSL or SASL_SSL).
             ElementSetting.edited("clientCertFile", "ssl.certificate.location", "tls", "", FileEditor.class),
             ElementSetting.edited("clientKeyFile", "ssl.key.location", "tls", "", FileEditor.class),
@@ -93,6 +94,7 @@ public class KafkaConnection extends AbstractTestElement
     private String oauthClientId = "";
     private String oauthClientSecret = "";
     private String oauthScope = "";
+    private String oauthExtensions = "";
     private String clientCertFile = "";
     private String clientKeyFile = "";
     private String clientKeyPassword = "";
@@ -139,6 +141,7 @@ public class KafkaConnection extends AbstractTestElement
                 add(pairs, "sasl.oauthbearer.client.id", oauthClientId);
                 addSecret(pairs, "sasl.oauthbearer.client.secret", oauthClientSecret);
                 add(pairs, "sasl.oauthbearer.scope", oauthScope);
+                add(pairs, "sasl.oauthbearer.extensions", oauthExtensions);
             } else {
                 add(pairs, "sasl.username", username);
                 addSecret(pairs, "sasl.password", password);

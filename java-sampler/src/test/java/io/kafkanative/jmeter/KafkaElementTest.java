@@ -99,6 +99,7 @@ class KafkaElementTest {
         oauth.setProperty("oauthClientId", "loadtest");
         oauth.setProperty("oauthClientSecret", " secret ");
         oauth.setProperty("oauthScope", "kafka");
+        oauth.setProperty("oauthExtensions", " logicalCluster=lkc-abc12,identityPoolId=pool-Xyz9 ");
         oauth.setProperty("clientCertFile", "/etc/client.pem");
         oauth.setProperty("clientKeyFile", "/etc/client.key");
         oauth.setProperty("clientKeyPassword", "kp");
@@ -108,8 +109,41 @@ class KafkaElementTest {
                     "sasl.mechanism", "OAUTHBEARER", "sasl.oauthbearer.method", "oidc",
                     "sasl.oauthbearer.token.endpoint.url", "https://idp/token", "sasl.oauthbearer.client.id",
                     "loadtest", "sasl.oauthbearer.client.secret", " secret ", "sasl.oauthbearer.scope", "kafka",
+                    "sasl.oauthbearer.extensions", "logicalCluster=lkc-abc12,identityPoolId=pool-Xyz9",
                     "ssl.ca.location", "/etc/ca.pem", "ssl.certificate.location", "/etc/client.pem",
                     "ssl.key.location", "/etc/client.key", "ssl.key.password", "kp"), settings);
+        });
+    }
+
+    @Test
+    void oauthSettingsApplyOnlyToOauthbearer() {
+        KafkaConnection plain = connection("sasl-plain");
+        plain.setProperty("saslMechanism", "PLAIN");
+        plain.setProperty("tokenEndpointUrl", "https://idp/token");
+        plain.setProperty("oauthScope", "kafka");
+        plain.setProperty("oauthExtensions", "logicalCluster=lkc-abc12");
+        whileRegistered(plain, () -> {
+            List<String> settings = KafkaConnection.lookup("sasl-plain", "s").settings();
+            assertEquals(List.of("bootstrap.servers", "broker1:9093", "security.protocol", "SASL_SSL",
+                    "sasl.mechanism", "PLAIN", "sasl.username", "alice", "sasl.password", "s3cret",
+                    "ssl.ca.location", "/etc/ca.pem"), settings);
+        });
+    }
+
+    @Test
+    void emptyOauthScopeAndExtensionsAreNotPassed() {
+        KafkaConnection oauth = connection("bare");
+        oauth.setProperty("saslMechanism", "OAUTHBEARER");
+        oauth.setProperty("tokenEndpointUrl", "https://idp/token");
+        oauth.setProperty("oauthClientId", "loadtest");
+        oauth.setProperty("oauthClientSecret", "secret");
+        oauth.setProperty("oauthScope", "");
+        oauth.setProperty("oauthExtensions", "  ");
+        whileRegistered(oauth, () -> {
+            List<String> settings = KafkaConnection.lookup("bare", "s").settings();
+            assertTrue(settings.contains("sasl.oauthbearer.client.id"), settings.toString());
+            assertFalse(settings.contains("sasl.oauthbearer.scope"), settings.toString());
+            assertFalse(settings.contains("sasl.oauthbearer.extensions"), settings.toString());
         });
     }
 
