@@ -83,12 +83,14 @@ invalid() {
 }
 
 # A baseline claiming 1000 times the passing run's throughput: whatever this machine's noise, this run is 99 % slower.
+# The regression criterion is the worst change among throughput, p50 and p99, so a noisy p99 (once +288 %) may be the
+# figure it reports: at least 99 %, whichever.
 regression() {
   verify doctor-baseline "$out/pass-summary.json" "$out/doctored.json"
   exit_is 3 run regressed -Jaudit=true -Jkafka.topic="$same_topic" "-Jkafka.verdict.baseline=$out/doctored.json" \
     '-Jkafka.verdict=regression<10%' &&
     grep -Eq '^baseline .*doctored.json: throughput -99\.[0-9]% ' "$out/regressed.out" &&
-    grep -Eq '^verdict: regression = 99(\.[0-9]+)? % \(threshold < 10 %\): FAIL$' "$out/regressed.out" &&
+    grep -Eq '^verdict: regression = (99|[1-9][0-9]{2,})(\.[0-9]+)? % \(threshold < 10 %\): FAIL$' "$out/regressed.out" &&
     exit_is 0 scripts/compare "$out/pass-summary.json" "$out/pass-summary.json" --max-regression 10 &&
     exit_is 1 scripts/compare "$out/doctored.json" "$out/pass-summary.json" --max-regression 10 | tee "$out/compare.out" &&
     grep -Eq '^throughput records/s .* -99\.[0-9]%  worse$' "$out/compare.out"
